@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// Entry point of the `node-address-ccm` binary. Each subcommand lives in its own file under
+// ./commands and registers itself on the shared commander program.
+import { Command, CommanderError } from 'commander';
+import { USAGE_EXIT_CODE } from './exit-codes.js';
+import { registerCommands } from './commands/index.js';
+
+export function buildProgram(): Command {
+  const program = new Command('node-address-ccm')
+    .description('KEP-3705 node addresses and multi-range pod-CIDR IPAM for external cloud providers')
+    .showHelpAfterError()
+    .exitOverride();
+  registerCommands(program);
+  return program;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version are "errors" with exit code 0 in commander.
+      process.exitCode = err.exitCode === 0 ? 0 : USAGE_EXIT_CODE;
+      return;
+    }
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = process.exitCode && process.exitCode !== 0 ? process.exitCode : 1;
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,1 @@
+export type { NodeAddress, NodeAddressType } from './types.js';
