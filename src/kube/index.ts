@@ -1,0 +1,5 @@
+// Kubernetes client runtime: clock, rate limiting, work queue, API client, watcher, events,
+// leader election and health endpoints.
+export * from './clock.js';
+export * from './ratelimit.js';
+export * from './workqueue.js';
