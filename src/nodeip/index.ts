@@ -1,1 +1,15 @@
 export type { NodeAddress, NodeAddressType } from './types.js';
+export { NODE_ADDRESS_TYPES } from './types.js';
+export { NodeIPError } from './errors.js';
+export { parseIPSloppy, ipFamilyOf, isUnspecifiedIP, sameIP, canonicalIP, type IPFamily, type ParsedIP } from './ip.js';
+export { PROVIDED_NODE_IP_ANNOTATION, parseNodeIPAnnotation, parseKubeletNodeIPFlag, type KubeletNodeIPFlag } from './annotation.js';
+export { describeStack, nodeStackIPs, type StackName, type NodeStackIPs } from './stack.js';
+export {
+  explainNodeAddresses,
+  nodeAddressesFromNodeIP,
+  nodeAddressesFromNodeIPLegacy,
+  type ExplainedAddress,
+  type DroppedAddress,
+  type KeptReasonCode,
+  type NodeAddressExplanation,
+} from './addresses.js';
