@@ -1,2 +1,4 @@
 // Public API of node-address-ccm. Each module adds its exports here.
 export * from './nodeip/index.js';
+export { FakeCloudProvider, type FakeCall, type FakeInstanceInput, type FakeMethod } from '../providers/fake/fake.js';
+export { parseStaticCloudConfig, StaticCloudProvider, StaticConfigError, type StaticCloudConfig } from '../providers/static/index.js';

@@ -1,0 +1,5 @@
+// Importing this module registers every built-in adapter with the provider registry.
+import './static/index.js';
+import './fake/index.js';
+
+export { createProvider, knownProviders, registerProvider } from './registry.js';

@@ -1,0 +1,155 @@
+// The static provider's cloud-config: a YAML (or JSON) file listing nodes and their metadata.
+// Parsing is pure and strict: every problem is reported with the field path and the bad value,
+// so an operator can fix the file from the log line alone.
+import { parse as parseYAML } from 'yaml';
+import { z } from 'zod';
+import type { InstanceMetadata } from '../types.js';
+import { NODE_ADDRESS_TYPES, type NodeAddress, type NodeAddressType } from '../../src/nodeip/types.js';
+import { canonicalCIDR, canonicalIP } from './ip.js';
+
+export interface StaticNode extends InstanceMetadata {
+  /** Reported by instancesShutdown. */
+  shutdown: boolean;
+}
+
+export interface StaticCloudConfig {
+  nodes: Map<string, StaticNode>;
+}
+
+export class StaticConfigError extends Error {
+  constructor(
+    message: string,
+    /** Dotted path of the first bad field, e.g. `nodes.node-a.addresses[0].type`. */
+    readonly field: string,
+  ) {
+    super(message);
+    this.name = 'StaticConfigError';
+  }
+}
+
+// Kubernetes label syntax: optional DNS-subdomain prefix, a name of up to 63 characters, and a
+// value of up to 63 characters (may be empty).
+const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+
+function validLabelKey(key: string): boolean {
+  const slash = key.lastIndexOf('/');
+  if (slash < 0) return LABEL_NAME.test(key);
+  const prefix = key.slice(0, slash);
+  return prefix.length > 0 && prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix) && LABEL_NAME.test(key.slice(slash + 1));
+}
+
+const nonEmpty = z.string().min(1, 'must not be empty');
+
+const addressSchema = z
+  .strictObject({
+    type: z.string().refine((t) => (NODE_ADDRESS_TYPES as readonly string[]).includes(t), {
+      message: `unknown address type (known: ${NODE_ADDRESS_TYPES.join(', ')})`,
+    }),
+    address: nonEmpty,
+  })
+  .superRefine((a, ctx) => {
+    if ((a.type === 'InternalIP' || a.type === 'ExternalIP') && canonicalIP(a.address) === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['address'], message: `${a.type} must be an IP address` });
+    }
+    if (/\s/.test(a.address)) ctx.addIssue({ code: 'custom', path: ['address'], message: 'must not contain whitespace' });
+  });
+
+const nodeSchema = z.strictObject({
+  providerID: nonEmpty.optional(),
+  instanceType: nonEmpty.optional(),
+  zone: nonEmpty.optional(),
+  region: nonEmpty.optional(),
+  addresses: z.array(addressSchema).default([]),
+  podCIDRs: z
+    .array(
+      z.string().superRefine((c, ctx) => {
+        const r = canonicalCIDR(c);
+        if ('problem' in r) ctx.addIssue({ code: 'custom', message: `not a CIDR: ${r.problem}` });
+      }),
+    )
+    .optional(),
+  labels: z
+    .record(
+      z.string().refine(validLabelKey, { message: 'not a valid label key' }),
+      z.string().refine((v) => LABEL_VALUE.test(v), { message: 'not a valid label value (at most 63 characters: letters, digits, "-", "_", ".")' }),
+    )
+    .optional(),
+  shutdown: z.boolean().optional(),
+});
+
+const configSchema = z.strictObject({
+  nodes: z.record(nonEmpty, nodeSchema.nullable()).nullable().default({}),
+});
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else out += out ? `.${String(seg)}` : String(seg);
+  }
+  return out || '(top level)';
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = root;
+  for (const seg of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[seg];
+  }
+  return v;
+}
+
+function show(v: unknown): string {
+  if (v === undefined) return 'missing';
+  const s = JSON.stringify(v);
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+/**
+ * Parses and validates the static cloud-config text (YAML or JSON). Throws StaticConfigError
+ * naming the first bad field and its value. Addresses and CIDRs come back in canonical form.
+ */
+export function parseStaticCloudConfig(text: string): StaticCloudConfig {
+  let raw: unknown;
+  try {
+    raw = parseYAML(text, { uniqueKeys: true });
+  } catch (err) {
+    throw new StaticConfigError(`cloud-config: not valid YAML: ${(err as Error).message}`, '(top level)');
+  }
+  if (raw === null || raw === undefined) raw = {};
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    let path = issue.path;
+    let value: unknown = valueAt(raw, path);
+    if (issue.code === 'unrecognized_keys') {
+      path = [...path, issue.keys[0]!];
+      value = valueAt(raw, path);
+      throw new StaticConfigError(`cloud-config ${formatPath(path)}: unknown field (value ${show(value)})`, formatPath(path));
+    }
+    if (issue.code === 'invalid_key') {
+      // Record keys: the path ends at the offending key itself.
+      const key = path[path.length - 1];
+      throw new StaticConfigError(`cloud-config ${formatPath(path)}: ${issue.issues[0]?.message ?? issue.message} (key ${show(key)})`, formatPath(path));
+    }
+    throw new StaticConfigError(`cloud-config ${formatPath(path)}: ${issue.message} (value ${show(value)})`, formatPath(path));
+  }
+  const nodes = new Map<string, StaticNode>();
+  for (const [name, node] of Object.entries(result.data.nodes ?? {})) {
+    const n = node ?? { addresses: [] };
+    const addresses: NodeAddress[] = n.addresses.map((a) => ({
+      type: a.type as NodeAddressType,
+      address: a.type === 'InternalIP' || a.type === 'ExternalIP' ? canonicalIP(a.address)! : a.address,
+    }));
+    const meta: StaticNode = { providerID: n.providerID ?? `static://${name}`, addresses, shutdown: n.shutdown ?? false };
+    if (n.instanceType !== undefined) meta.instanceType = n.instanceType;
+    if (n.zone !== undefined) meta.zone = n.zone;
+    if (n.region !== undefined) meta.region = n.region;
+    if (n.podCIDRs !== undefined) meta.podCIDRs = n.podCIDRs.map((c) => (canonicalCIDR(c) as { cidr: string }).cidr);
+    if (n.labels !== undefined) meta.labels = { ...n.labels };
+    nodes.set(name, meta);
+  }
+  return { nodes };
+}

@@ -1,0 +1,209 @@
+// `--cloud-provider static`: node metadata from a file, for bare metal and the simulated cluster.
+// The file is reloaded when it changes. We watch the directory rather than the file because
+// editors and ConfigMap volumes replace files by rename (the watched inode would go stale), and
+// we also poll as a safety net because fs.watch can miss events on some filesystems. A reload
+// only takes effect when the content really changed and parses; a bad file keeps the last good
+// config and logs the field at fault.
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderLogger } from '../types.js';
+import { found, notFound } from '../types.js';
+import { parseStaticCloudConfig, StaticConfigError, type StaticCloudConfig, type StaticNode } from './config.js';
+
+export interface StaticProviderOptions {
+  /** Path of the YAML/JSON cloud-config. */
+  path: string;
+  logger?: ProviderLogger;
+  /** Wait after a change event before reading, so a burst of writes is read once (ms). */
+  debounceMs?: number;
+  /** Safety-net poll interval (ms); 0 disables polling. */
+  pollMs?: number;
+}
+
+const noopLogger: ProviderLogger = { info() {}, warn() {}, error() {}, debug() {} };
+
+function copyMetadata(n: StaticNode): InstanceMetadata {
+  const { shutdown: _shutdown, ...m } = n;
+  return {
+    ...m,
+    addresses: m.addresses.map((a) => ({ ...a })),
+    ...(m.podCIDRs ? { podCIDRs: [...m.podCIDRs] } : {}),
+    ...(m.labels ? { labels: { ...m.labels } } : {}),
+  };
+}
+
+export class StaticCloudProvider implements CloudProvider {
+  readonly name = 'static';
+  /** Incremented each time a new config takes effect (1 after the initial load). */
+  generation = 0;
+  /** The last reload error, cleared by the next good load. */
+  lastError: Error | undefined;
+
+  private config: StaticCloudConfig = { nodes: new Map() };
+  private lastText: string | undefined;
+  private lastStat = '';
+  private watcher: FSWatcher | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private debounceTimer: NodeJS.Timeout | undefined;
+  private reloading: Promise<void> | undefined;
+  private reloadAgain = false;
+  private closed = false;
+  private readonly listeners = new Set<(generation: number) => void>();
+  private readonly file: string;
+  private readonly logger: ProviderLogger;
+  private readonly debounceMs: number;
+  private readonly pollMs: number;
+
+  private constructor(options: StaticProviderOptions) {
+    this.file = path.resolve(options.path);
+    this.logger = options.logger ?? noopLogger;
+    this.debounceMs = options.debounceMs ?? 100;
+    this.pollMs = options.pollMs ?? 10_000;
+  }
+
+  /** Loads the file (throws if it is missing or invalid) and starts watching it. */
+  static async open(options: StaticProviderOptions): Promise<StaticCloudProvider> {
+    const p = new StaticCloudProvider(options);
+    const text = await readFile(p.file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      throw new Error(`--cloud-config ${options.path}: cannot read: ${err.message}`);
+    });
+    try {
+      p.apply(text);
+    } catch (err) {
+      throw new Error(`--cloud-config ${options.path}: ${(err as Error).message}`, { cause: err });
+    }
+    p.lastStat = await p.statKey();
+    p.startWatching();
+    return p;
+  }
+
+  /** Calls `listener` after each config that takes effect; returns an unsubscribe function. */
+  onReload(listener: (generation: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Reads the file now (normally driven by the watcher). Never throws. */
+  reload(): Promise<void> {
+    if (this.reloading) {
+      this.reloadAgain = true;
+      return this.reloading;
+    }
+    this.reloading = (async () => {
+      try {
+        do {
+          this.reloadAgain = false;
+          await this.reloadOnce();
+        } while (this.reloadAgain && !this.closed);
+      } finally {
+        this.reloading = undefined;
+      }
+    })();
+    return this.reloading;
+  }
+
+  async instancesMetadata(nodes: readonly NodeRef[]): Promise<Map<string, InstanceResult<InstanceMetadata>>> {
+    return this.answer(nodes, (n) => copyMetadata(n));
+  }
+
+  async instancesExist(nodes: readonly NodeRef[]): Promise<Map<string, InstanceResult<boolean>>> {
+    const out = new Map<string, InstanceResult<boolean>>();
+    for (const n of nodes) out.set(n.name, found(this.config.nodes.has(n.name)));
+    return out;
+  }
+
+  async instancesShutdown(nodes: readonly NodeRef[]): Promise<Map<string, InstanceResult<boolean>>> {
+    return this.answer(nodes, (n) => n.shutdown);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.watcher?.close();
+    this.watcher = undefined;
+    clearInterval(this.pollTimer);
+    clearTimeout(this.debounceTimer);
+    this.listeners.clear();
+  }
+
+  private answer<T>(nodes: readonly NodeRef[], value: (n: StaticNode) => T): Map<string, InstanceResult<T>> {
+    const out = new Map<string, InstanceResult<T>>();
+    for (const n of nodes) {
+      const entry = this.config.nodes.get(n.name);
+      out.set(n.name, entry ? found(value(entry)) : notFound(`node ${n.name} is not listed in ${this.file}`));
+    }
+    return out;
+  }
+
+  private apply(text: string): void {
+    const config = parseStaticCloudConfig(text);
+    this.config = config;
+    this.lastText = text;
+    this.lastError = undefined;
+    this.generation++;
+  }
+
+  private async statKey(): Promise<string> {
+    try {
+      const s = await stat(this.file);
+      return `${s.ino}:${s.size}:${s.mtimeMs}`;
+    } catch {
+      return 'missing';
+    }
+  }
+
+  private async reloadOnce(): Promise<void> {
+    if (this.closed) return;
+    this.lastStat = await this.statKey();
+    let text: string;
+    try {
+      text = await readFile(this.file, 'utf8');
+    } catch (err) {
+      // During an atomic replace the path can be briefly absent; the next event or poll retries.
+      this.lastError = err as Error;
+      this.logger.error({ err, path: this.file }, 'cloud-config: cannot read; keeping the last good config');
+      return;
+    }
+    if (text === this.lastText || this.closed) return;
+    try {
+      this.apply(text);
+    } catch (err) {
+      this.lastError = err as Error;
+      const field = err instanceof StaticConfigError ? err.field : undefined;
+      this.logger.error({ err, path: this.file, field }, 'cloud-config: invalid; keeping the last good config');
+      return;
+    }
+    this.logger.info({ path: this.file, nodes: this.config.nodes.size, generation: this.generation }, 'cloud-config reloaded');
+    for (const l of this.listeners) l(this.generation);
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    clearTimeout(this.debounceTimer);
+    this.debounceTimer = setTimeout(() => void this.reload(), this.debounceMs);
+  }
+
+  private startWatching(): void {
+    const dir = path.dirname(this.file);
+    try {
+      // Any event in the directory may concern us (ConfigMaps swap a `..data` symlink, not the
+      // file itself), and the content comparison makes spurious events cheap.
+      this.watcher = watch(dir, { persistent: false }, () => this.schedule());
+      this.watcher.on('error', (err) => {
+        this.logger.warn({ err, path: dir }, 'cloud-config: directory watch failed; relying on polling');
+        this.watcher?.close();
+        this.watcher = undefined;
+      });
+    } catch (err) {
+      this.logger.warn({ err, path: dir }, 'cloud-config: cannot watch directory; relying on polling');
+    }
+    if (this.pollMs > 0) {
+      this.pollTimer = setInterval(() => {
+        void this.statKey().then((key) => {
+          if (key !== this.lastStat) this.schedule();
+        });
+      }, this.pollMs);
+      this.pollTimer.unref();
+    }
+  }
+}

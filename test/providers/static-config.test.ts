@@ -1,0 +1,87 @@
+import { describe, it, expect } from 'vitest';
+import { parseStaticCloudConfig, StaticConfigError } from '../../providers/static/config.js';
+
+describe('parseStaticCloudConfig', () => {
+  it('parses the documented format with defaults and canonical addresses', () => {
+    const cfg = parseStaticCloudConfig(`
+nodes:
+  node-a:
+    providerID: static://custom-a
+    instanceType: m5.large
+    zone: zone-a
+    region: region-1
+    addresses:
+      - { type: InternalIP, address: 10.0.0.1 }
+      - { type: InternalIP, address: "FD00:0:0::1" }
+      - { type: Hostname, address: node-a.example }
+    podCIDRs: [10.244.0.0/24, "FD00:10::/64"]
+    labels: { example.com/rack: r1 }
+  node-b:
+    addresses: []
+  node-c:
+`);
+    expect([...cfg.nodes.keys()]).toEqual(['node-a', 'node-b', 'node-c']);
+    expect(cfg.nodes.get('node-a')).toEqual({
+      providerID: 'static://custom-a',
+      instanceType: 'm5.large',
+      zone: 'zone-a',
+      region: 'region-1',
+      addresses: [
+        { type: 'InternalIP', address: '10.0.0.1' },
+        { type: 'InternalIP', address: 'fd00::1' },
+        { type: 'Hostname', address: 'node-a.example' },
+      ],
+      podCIDRs: ['10.244.0.0/24', 'fd00:10::/64'],
+      labels: { 'example.com/rack': 'r1' },
+      shutdown: false,
+    });
+    expect(cfg.nodes.get('node-b')).toEqual({ providerID: 'static://node-b', addresses: [], shutdown: false });
+    expect(cfg.nodes.get('node-c')).toEqual({ providerID: 'static://node-c', addresses: [], shutdown: false });
+  });
+
+  it('accepts JSON, an empty file and an empty node list', () => {
+    expect(parseStaticCloudConfig('{"nodes":{"n1":{"addresses":[{"type":"ExternalIP","address":"192.0.2.1"}],"shutdown":true}}}').nodes.get('n1')).toEqual({
+      providerID: 'static://n1',
+      addresses: [{ type: 'ExternalIP', address: '192.0.2.1' }],
+      shutdown: true,
+    });
+    expect(parseStaticCloudConfig('').nodes.size).toBe(0);
+    expect(parseStaticCloudConfig('nodes:').nodes.size).toBe(0);
+  });
+
+  const bad: Array<[string, string, string, RegExp]> = [
+    ['unknown address type', 'nodes:\n  node-a:\n    addresses:\n      - {type: PublicIP, address: 1.2.3.4}', 'nodes.node-a.addresses[0].type', /unknown address type.*"PublicIP"/],
+    ['non-IP InternalIP', 'nodes:\n  node-a:\n    addresses:\n      - {type: InternalIP, address: 10.0.0.1}\n      - {type: InternalIP, address: not-an-ip}', 'nodes.node-a.addresses[1].address', /InternalIP must be an IP address.*"not-an-ip"/],
+    ['non-IP ExternalIP', 'nodes:\n  n:\n    addresses:\n      - {type: ExternalIP, address: 10.0.0.256}', 'nodes.n.addresses[0].address', /ExternalIP must be an IP address.*"10.0.0.256"/],
+    ['IPv4 with leading zeros', 'nodes:\n  n:\n    addresses:\n      - {type: InternalIP, address: 010.0.0.1}', 'nodes.n.addresses[0].address', /"010.0.0.1"/],
+    ['IPv6 with zone', 'nodes:\n  n:\n    addresses:\n      - {type: InternalIP, address: "fe80::1%eth0"}', 'nodes.n.addresses[0].address', /"fe80::1%eth0"/],
+    ['missing address', 'nodes:\n  n:\n    addresses:\n      - {type: Hostname}', 'nodes.n.addresses[0].address', /missing/],
+    ['CIDR with host bits', 'nodes:\n  n:\n    podCIDRs: [10.0.0.1/24]', 'nodes.n.podCIDRs[0]', /host bits.*"10.0.0.1\/24"/],
+    ['CIDR without prefix', 'nodes:\n  n:\n    podCIDRs: [10.0.0.0]', 'nodes.n.podCIDRs[0]', /prefix-length.*"10.0.0.0"/],
+    ['CIDR prefix too long', 'nodes:\n  n:\n    podCIDRs: ["fd00::/129"]', 'nodes.n.podCIDRs[0]', /0\.\.128.*"fd00::\/129"/],
+    ['unknown node field', 'nodes:\n  n:\n    zones: a', 'nodes.n.zones', /unknown field.*"a"/],
+    ['unknown top-level field', 'node:\n  n: {}', 'node', /unknown field/],
+    ['nodes is a list', 'nodes: [a]', 'nodes', /value \["a"\]/],
+    ['empty zone', 'nodes:\n  n:\n    zone: ""', 'nodes.n.zone', /must not be empty/],
+    ['bad label key', 'nodes:\n  n:\n    labels: {"a b": x}', 'nodes.n.labels.a b', /label key.*"a b"/],
+    ['bad label value', 'nodes:\n  n:\n    labels: {rack: "r 1"}', 'nodes.n.labels.rack', /label value.*"r 1"/],
+    ['shutdown not boolean', 'nodes:\n  n:\n    shutdown: "yes"', 'nodes.n.shutdown', /"yes"/],
+  ];
+  it.each(bad)('rejects %s naming the field and value', (_name, text, field, message) => {
+    let err: unknown;
+    try {
+      parseStaticCloudConfig(text);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(StaticConfigError);
+    expect((err as StaticConfigError).field).toBe(field);
+    expect((err as Error).message).toContain(field);
+    expect((err as Error).message).toMatch(message);
+  });
+
+  it('rejects YAML syntax errors and duplicate keys', () => {
+    expect(() => parseStaticCloudConfig('nodes: {a: [}')).toThrow(/not valid YAML/);
+    expect(() => parseStaticCloudConfig('nodes:\n  a: {}\n  a: {}')).toThrow(/not valid YAML/);
+  });
+});

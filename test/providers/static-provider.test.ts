@@ -1,0 +1,138 @@
+import { describe, it, expect, afterEach, vi } from 'vitest';
+import { mkdtemp, rename, rm, symlink, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { StaticCloudProvider } from '../../providers/static/provider.js';
+import { createProvider } from '../../providers/index.js';
+import type { ProviderLogger } from '../../providers/types.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'static-provider-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function recordingLogger(): ProviderLogger & { errors: Array<{ obj: Record<string, unknown>; msg?: string }> } {
+  const errors: Array<{ obj: Record<string, unknown>; msg?: string }> = [];
+  return { errors, info() {}, warn() {}, debug() {}, error: (obj, msg) => errors.push({ obj: obj as Record<string, unknown>, msg }) };
+}
+
+const cfg = (addr: string): string => `nodes:\n  node-a:\n    zone: zone-a\n    addresses:\n      - { type: InternalIP, address: ${addr} }\n`;
+
+async function open(file: string, logger?: ProviderLogger): Promise<StaticCloudProvider> {
+  const p = await StaticCloudProvider.open({ path: file, logger, debounceMs: 20, pollMs: 50 });
+  cleanups.push(() => p.close());
+  return p;
+}
+
+async function addressOf(p: StaticCloudProvider): Promise<string | undefined> {
+  const r = (await p.instancesMetadata([{ name: 'node-a' }])).get('node-a');
+  return r?.kind === 'found' ? r.value.addresses[0]?.address : undefined;
+}
+
+describe('StaticCloudProvider', () => {
+  it('answers found, notFound, exist and shutdown per node', async () => {
+    const file = path.join(await tempDir(), 'cloud.yaml');
+    await writeFile(file, `${cfg('10.0.0.1')}  node-b:\n    shutdown: true\n`);
+    const p = await open(file);
+    const md = await p.instancesMetadata([{ name: 'node-a' }, { name: 'node-x' }]);
+    expect(md.get('node-a')).toEqual({
+      kind: 'found',
+      value: { providerID: 'static://node-a', zone: 'zone-a', addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] },
+    });
+    expect(md.get('node-x')?.kind).toBe('notFound');
+    const exist = await p.instancesExist([{ name: 'node-a' }, { name: 'node-x' }]);
+    expect([...exist.values()]).toEqual([{ kind: 'found', value: true }, { kind: 'found', value: false }]);
+    const down = await p.instancesShutdown([{ name: 'node-a' }, { name: 'node-b' }, { name: 'node-x' }]);
+    expect(down.get('node-a')).toEqual({ kind: 'found', value: false });
+    expect(down.get('node-b')).toEqual({ kind: 'found', value: true });
+    expect(down.get('node-x')?.kind).toBe('notFound');
+  });
+
+  it('returns copies that callers cannot use to change the config', async () => {
+    const file = path.join(await tempDir(), 'cloud.yaml');
+    await writeFile(file, cfg('10.0.0.1'));
+    const p = await open(file);
+    const r = (await p.instancesMetadata([{ name: 'node-a' }])).get('node-a');
+    if (r?.kind !== 'found') throw new Error('expected found');
+    r.value.addresses[0]!.address = '10.9.9.9';
+    expect(await addressOf(p)).toBe('10.0.0.1');
+  });
+
+  it('fails to start on a missing or invalid file, naming the field', async () => {
+    const dir = await tempDir();
+    await expect(StaticCloudProvider.open({ path: path.join(dir, 'nope.yaml') })).rejects.toThrow(/--cloud-config .*nope.yaml: cannot read/);
+    const file = path.join(dir, 'bad.yaml');
+    await writeFile(file, 'nodes:\n  n:\n    addresses:\n      - { type: Bogus, address: x }\n');
+    await expect(StaticCloudProvider.open({ path: file })).rejects.toThrow(/nodes\.n\.addresses\[0\]\.type.*"Bogus"/);
+    await expect(createProvider('static', {})).rejects.toThrow(/--cloud-config: required/);
+  });
+
+  it('reloads when the file is rewritten in place', async () => {
+    const file = path.join(await tempDir(), 'cloud.yaml');
+    await writeFile(file, cfg('10.0.0.1'));
+    const p = await open(file);
+    expect(p.generation).toBe(1);
+    await writeFile(file, cfg('10.0.0.2'));
+    await vi.waitFor(async () => expect(await addressOf(p)).toBe('10.0.0.2'), { timeout: 5000, interval: 20 });
+    expect(p.generation).toBe(2);
+  });
+
+  it('reloads after an atomic rename over the file', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'cloud.yaml');
+    await writeFile(file, cfg('10.0.0.1'));
+    const p = await open(file);
+    const seen: number[] = [];
+    p.onReload((g) => seen.push(g));
+    await writeFile(path.join(dir, '.cloud.yaml.tmp'), cfg('fd00::0:2'));
+    await rename(path.join(dir, '.cloud.yaml.tmp'), file);
+    await vi.waitFor(async () => expect(await addressOf(p)).toBe('fd00::2'), { timeout: 5000, interval: 20 });
+    expect(seen).toEqual([2]);
+  });
+
+  it('follows a ConfigMap-style ..data symlink swap', async () => {
+    const dir = await tempDir();
+    await mkdir(path.join(dir, '..v1'));
+    await writeFile(path.join(dir, '..v1', 'cloud.yaml'), cfg('10.0.0.1'));
+    await symlink('..v1', path.join(dir, '..data'));
+    await symlink('..data/cloud.yaml', path.join(dir, 'cloud.yaml'));
+    const p = await open(path.join(dir, 'cloud.yaml'));
+    await mkdir(path.join(dir, '..v2'));
+    await writeFile(path.join(dir, '..v2', 'cloud.yaml'), cfg('10.0.0.3'));
+    await symlink('..v2', path.join(dir, '..data_tmp'));
+    await rename(path.join(dir, '..data_tmp'), path.join(dir, '..data'));
+    await vi.waitFor(async () => expect(await addressOf(p)).toBe('10.0.0.3'), { timeout: 5000, interval: 20 });
+  });
+
+  it('keeps the last good config after a bad reload and logs the field', async () => {
+    const file = path.join(await tempDir(), 'cloud.yaml');
+    await writeFile(file, cfg('10.0.0.1'));
+    const logger = recordingLogger();
+    const p = await open(file, logger);
+    await writeFile(file, cfg('10.0.0.999'));
+    await vi.waitFor(() => expect(p.lastError?.message).toMatch(/nodes\.node-a\.addresses\[0\]\.address.*"10\.0\.0\.999"/), { timeout: 5000, interval: 20 });
+    expect(await addressOf(p)).toBe('10.0.0.1');
+    expect(p.generation).toBe(1);
+    expect(logger.errors.some((e) => e.obj.field === 'nodes.node-a.addresses[0].address')).toBe(true);
+    // A fixed file is picked up again and clears the error.
+    await writeFile(file, cfg('10.0.0.4'));
+    await vi.waitFor(async () => expect(await addressOf(p)).toBe('10.0.0.4'), { timeout: 5000, interval: 20 });
+    expect(p.lastError).toBeUndefined();
+  });
+
+  it('stops reloading after close', async () => {
+    const file = path.join(await tempDir(), 'cloud.yaml');
+    await writeFile(file, cfg('10.0.0.1'));
+    const p = await open(file);
+    p.close();
+    await writeFile(file, cfg('10.0.0.5'));
+    await p.reload();
+    expect(await addressOf(p)).toBe('10.0.0.1');
+  });
+});
