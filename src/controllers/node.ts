@@ -1,0 +1,80 @@
+// The parts of a core/v1 Node the controllers read and write, as plain JSON (what the API server
+// sends). Pure helpers over it live here so both loops read nodes the same way.
+import type { NodeAddress } from '../nodeip/types.js';
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+  timeAdded?: string;
+}
+
+export interface NodeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    uid?: string;
+    resourceVersion?: string;
+    creationTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
+  spec?: {
+    providerID?: string;
+    podCIDR?: string;
+    podCIDRs?: string[];
+    taints?: Taint[];
+    [key: string]: unknown;
+  };
+  status?: {
+    addresses?: NodeAddress[];
+    [key: string]: unknown;
+  };
+}
+
+/** The taint the kubelet sets with --cloud-provider=external until a cloud controller initialises the node. */
+export const UNINITIALIZED_TAINT_KEY = 'node.cloudprovider.kubernetes.io/uninitialized';
+
+/** Where the kubelet puts its --node-ip value (KEP-3705: one IP or a dual-stack pair). */
+export const PROVIDED_NODE_IP_ANNOTATION = 'alpha.kubernetes.io/provided-node-ip';
+
+export const LABEL_INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
+export const LABEL_INSTANCE_TYPE_BETA = 'beta.kubernetes.io/instance-type';
+export const LABEL_ZONE = 'topology.kubernetes.io/zone';
+export const LABEL_ZONE_BETA = 'failure-domain.beta.kubernetes.io/zone';
+export const LABEL_REGION = 'topology.kubernetes.io/region';
+export const LABEL_REGION_BETA = 'failure-domain.beta.kubernetes.io/region';
+
+/** Whether the node still carries the cloud-provider "uninitialized" taint (matched by key). */
+export function hasUninitializedTaint(node: NodeObject): boolean {
+  return (node.spec?.taints ?? []).some((t) => t.key === UNINITIALIZED_TAINT_KEY);
+}
+
+/** The node's taints without the uninitialized one. */
+export function taintsWithoutUninitialized(node: NodeObject): Taint[] {
+  return (node.spec?.taints ?? []).filter((t) => t.key !== UNINITIALIZED_TAINT_KEY);
+}
+
+/** The provided-node-ip annotation: `undefined` when the key is absent; an empty string counts as present. */
+export function providedNodeIP(node: NodeObject): string | undefined {
+  const annotations = node.metadata.annotations;
+  if (!annotations || !Object.prototype.hasOwnProperty.call(annotations, PROVIDED_NODE_IP_ANNOTATION)) return undefined;
+  return annotations[PROVIDED_NODE_IP_ANNOTATION] ?? '';
+}
+
+/** spec.podCIDRs, falling back to the older single spec.podCIDR. */
+export function nodePodCIDRs(node: NodeObject): string[] {
+  const list = node.spec?.podCIDRs;
+  if (list && list.length > 0) return [...list];
+  return node.spec?.podCIDR ? [node.spec.podCIDR] : [];
+}
+
+/** Ordered comparison: the first address of each family is the node's primary IP, so order matters. */
+export function sameAddresses(a: readonly NodeAddress[] | undefined, b: readonly NodeAddress[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  if (x.length !== y.length) return false;
+  return x.every((addr, i) => addr.type === y[i]?.type && addr.address === y[i]?.address);
+}

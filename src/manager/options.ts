@@ -1,0 +1,275 @@
+// Options of the `run` process: Kubernetes flag value forms (Go durations, Go booleans), the
+// --controllers list, and cross-flag validation. Pure: every problem is a RunOptionsError that
+// names the flag and the value.
+
+export class RunOptionsError extends Error {
+  override name = 'RunOptionsError';
+}
+
+function fail(message: string): never {
+  throw new RunOptionsError(message);
+}
+
+const DURATION_UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Parses a Go duration ("5m", "1h30m", "1.5s", "250ms", "0") into milliseconds. */
+export function parseGoDuration(flag: string, value: string): number {
+  const text = value.trim();
+  if (text === '0') return 0;
+  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
+  let pos = 0;
+  let total = 0;
+  let negative = false;
+  if (text.startsWith('-') || text.startsWith('+')) {
+    negative = text.startsWith('-');
+    pos = 1;
+  }
+  if (pos >= text.length) fail(`${flag}: invalid duration "${value}" (examples: 5m, 30s, 1h30m, 250ms)`);
+  while (pos < text.length) {
+    re.lastIndex = pos;
+    const m = re.exec(text);
+    if (!m) fail(`${flag}: invalid duration "${value}" (examples: 5m, 30s, 1h30m, 250ms)`);
+    total += Number(m[1]) * (DURATION_UNITS[m[2] as string] as number);
+    pos = re.lastIndex;
+  }
+  return negative ? -total : total;
+}
+
+/** Go's strconv.ParseBool forms, which is what Kubernetes boolean flags accept after `=`. */
+export function parseGoBool(flag: string, value: string | boolean | undefined): boolean {
+  if (value === undefined || value === true) return true;
+  if (value === false) return false;
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(value)) return false;
+  fail(`${flag}: invalid boolean "${value}" (use true or false, e.g. ${flag}=false)`);
+}
+
+export function parseIntFlag(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^[+-]?\d+$/.test(value.trim())) fail(`${flag}: "${value}" is not an integer`);
+  const n = Number(value);
+  if (n < min || n > max) fail(`${flag}: ${n} is out of range (${min}..${max})`);
+  return n;
+}
+
+export type ControllerName = 'cloud-node' | 'node-ipam';
+
+export const KNOWN_CONTROLLERS: readonly ControllerName[] = ['cloud-node', 'node-ipam'];
+
+const CONTROLLER_ALIASES: Record<string, ControllerName> = {
+  'cloud-node': 'cloud-node',
+  'cloud-node-controller': 'cloud-node',
+  'node-ipam': 'node-ipam',
+  'node-ipam-controller': 'node-ipam',
+};
+
+/**
+ * Resolves --controllers the way the controller managers do: `*` enables every default
+ * controller, `name` enables one, `-name` disables one (a disable wins over `*`).
+ */
+export function resolveControllers(value: string): Set<ControllerName> {
+  const items = value.split(',').map((s) => s.trim());
+  if (items.some((s) => s === '')) fail(`--controllers: empty item in "${value}"`);
+  let star = false;
+  const enabled = new Set<ControllerName>();
+  const disabled = new Set<ControllerName>();
+  for (const item of items) {
+    if (item === '*') {
+      star = true;
+      continue;
+    }
+    const negated = item.startsWith('-');
+    const name = negated ? item.slice(1) : item;
+    const canonical = CONTROLLER_ALIASES[name];
+    if (!canonical) {
+      fail(`--controllers: unknown controller "${name}" (known: *, ${Object.keys(CONTROLLER_ALIASES).join(', ')})`);
+    }
+    (negated ? disabled : enabled).add(canonical);
+  }
+  const result = new Set<ControllerName>();
+  for (const c of KNOWN_CONTROLLERS) {
+    if (disabled.has(c)) continue;
+    if (star || enabled.has(c)) result.add(c);
+  }
+  return result;
+}
+
+/** Raw flag values as commander hands them over (strings; booleans may be bare). */
+export interface RawRunFlags {
+  kubeconfig?: string;
+  cloudProvider?: string;
+  cloudConfig?: string;
+  featureGates?: string;
+  controllers?: string;
+  nodeStatusUpdateFrequency?: string;
+  concurrentNodeSyncs?: string;
+  allocateNodeCidrs?: string | boolean;
+  cidrAllocatorType?: string;
+  clusterCidr?: string;
+  nodeCidrMaskSize?: string;
+  nodeCidrMaskSizeIpv4?: string;
+  nodeCidrMaskSizeIpv6?: string;
+  serviceClusterIpRange?: string;
+  leaderElect?: string | boolean;
+  leaderElectLeaseDuration?: string;
+  leaderElectRenewDeadline?: string;
+  leaderElectRetryPeriod?: string;
+  leaderElectResourceNamespace?: string;
+  leaderElectResourceName?: string;
+  bindAddress?: string;
+  securePort?: string;
+  logLevel?: string;
+}
+
+export interface LeaderElectionOptions {
+  enabled: boolean;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  namespace: string;
+  name: string;
+}
+
+/** The flags mode of the node IPAM loop, handed to the IPAM core as given (it validates ranges). */
+export interface NodeIPAMFlags {
+  allocateNodeCIDRs: boolean;
+  cidrAllocatorType: string;
+  clusterCIDR?: string;
+  nodeCIDRMaskSize?: number;
+  nodeCIDRMaskSizeIPv4?: number;
+  nodeCIDRMaskSizeIPv6?: number;
+  serviceClusterIPRange?: string;
+}
+
+export interface RunOptions {
+  kubeconfig?: string;
+  cloudProvider?: string;
+  cloudConfig?: string;
+  featureGates: string;
+  controllers: Set<ControllerName>;
+  nodeStatusUpdateFrequencyMs: number;
+  concurrentNodeSyncs: number;
+  ipam: NodeIPAMFlags;
+  leaderElection: LeaderElectionOptions;
+  bindAddress: string;
+  /** 0 turns the health/metrics server off. */
+  securePort: number;
+  logLevel: string;
+}
+
+export const RUN_DEFAULTS = {
+  controllers: '*',
+  nodeStatusUpdateFrequency: '5m',
+  concurrentNodeSyncs: '1',
+  cidrAllocatorType: 'RangeAllocator',
+  leaderElect: true,
+  leaderElectLeaseDuration: '15s',
+  leaderElectRenewDeadline: '10s',
+  leaderElectRetryPeriod: '2s',
+  leaderElectResourceNamespace: 'kube-system',
+  leaderElectResourceName: 'node-address-ccm',
+  bindAddress: '127.0.0.1',
+  securePort: '10268',
+  logLevel: 'info',
+} as const;
+
+/** Allocator types this build knows; CloudAllocator comes with the IPAM controller work. */
+export const CIDR_ALLOCATOR_TYPES = ['RangeAllocator'] as const;
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+function isIPAddress(s: string): boolean {
+  if (IPV4.test(s)) return true;
+  // A loose IPv6 check: hex groups and colons, at most one "::"; the socket layer does the rest.
+  return /^[0-9A-Fa-f:.]+$/.test(s) && s.includes(':') && (s.match(/::/g) ?? []).length <= 1;
+}
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Validates and converts every flag. Throws RunOptionsError naming the flag and the value. */
+export function resolveRunOptions(raw: RawRunFlags): RunOptions {
+  const controllers = resolveControllers(raw.controllers ?? RUN_DEFAULTS.controllers);
+
+  const nodeStatusUpdateFrequencyMs = parseGoDuration('--node-status-update-frequency', raw.nodeStatusUpdateFrequency ?? RUN_DEFAULTS.nodeStatusUpdateFrequency);
+  if (nodeStatusUpdateFrequencyMs <= 0) fail(`--node-status-update-frequency: must be positive, got "${raw.nodeStatusUpdateFrequency}"`);
+  const concurrentNodeSyncs = parseIntFlag('--concurrent-node-syncs', raw.concurrentNodeSyncs ?? RUN_DEFAULTS.concurrentNodeSyncs, 1, 1000);
+
+  const allocateNodeCIDRs = parseGoBool('--allocate-node-cidrs', raw.allocateNodeCidrs ?? false);
+  const cidrAllocatorType = raw.cidrAllocatorType ?? RUN_DEFAULTS.cidrAllocatorType;
+  if (!(CIDR_ALLOCATOR_TYPES as readonly string[]).includes(cidrAllocatorType)) {
+    fail(`--cidr-allocator-type: unsupported type "${cidrAllocatorType}" (supported: ${CIDR_ALLOCATOR_TYPES.join(', ')})`);
+  }
+  const mask = (flag: string, v: string | undefined): number | undefined => (v === undefined ? undefined : parseIntFlag(flag, v, 1, 128));
+  const ipam: NodeIPAMFlags = { allocateNodeCIDRs, cidrAllocatorType };
+  if (raw.clusterCidr !== undefined) {
+    if (raw.clusterCidr.trim() === '') fail('--cluster-cidr: must not be empty');
+    ipam.clusterCIDR = raw.clusterCidr;
+  }
+  const m = mask('--node-cidr-mask-size', raw.nodeCidrMaskSize);
+  const m4 = mask('--node-cidr-mask-size-ipv4', raw.nodeCidrMaskSizeIpv4);
+  const m6 = mask('--node-cidr-mask-size-ipv6', raw.nodeCidrMaskSizeIpv6);
+  if (m !== undefined) ipam.nodeCIDRMaskSize = m;
+  if (m4 !== undefined) ipam.nodeCIDRMaskSizeIPv4 = m4;
+  if (m6 !== undefined) ipam.nodeCIDRMaskSizeIPv6 = m6;
+  if (raw.serviceClusterIpRange !== undefined) {
+    if (raw.serviceClusterIpRange.trim() === '') fail('--service-cluster-ip-range: must not be empty');
+    ipam.serviceClusterIPRange = raw.serviceClusterIpRange;
+  }
+  if (allocateNodeCIDRs && ipam.clusterCIDR === undefined) {
+    fail('--cluster-cidr: required when --allocate-node-cidrs is true');
+  }
+
+  const leaderElection: LeaderElectionOptions = {
+    enabled: parseGoBool('--leader-elect', raw.leaderElect ?? RUN_DEFAULTS.leaderElect),
+    leaseDurationMs: parseGoDuration('--leader-elect-lease-duration', raw.leaderElectLeaseDuration ?? RUN_DEFAULTS.leaderElectLeaseDuration),
+    renewDeadlineMs: parseGoDuration('--leader-elect-renew-deadline', raw.leaderElectRenewDeadline ?? RUN_DEFAULTS.leaderElectRenewDeadline),
+    retryPeriodMs: parseGoDuration('--leader-elect-retry-period', raw.leaderElectRetryPeriod ?? RUN_DEFAULTS.leaderElectRetryPeriod),
+    namespace: raw.leaderElectResourceNamespace ?? RUN_DEFAULTS.leaderElectResourceNamespace,
+    name: raw.leaderElectResourceName ?? RUN_DEFAULTS.leaderElectResourceName,
+  };
+  if (leaderElection.enabled) {
+    const le = leaderElection;
+    if (le.retryPeriodMs <= 0) fail(`--leader-elect-retry-period: must be positive, got "${raw.leaderElectRetryPeriod}"`);
+    // client-go: leaseDuration > renewDeadline > retryPeriod × 1.2 (its jitter factor).
+    if (le.leaseDurationMs <= le.renewDeadlineMs) {
+      fail(`--leader-elect-lease-duration: must be greater than --leader-elect-renew-deadline (${le.leaseDurationMs}ms <= ${le.renewDeadlineMs}ms)`);
+    }
+    if (le.renewDeadlineMs <= le.retryPeriodMs * 1.2) {
+      fail(`--leader-elect-renew-deadline: must be greater than 1.2 × --leader-elect-retry-period (${le.renewDeadlineMs}ms <= ${le.retryPeriodMs * 1.2}ms)`);
+    }
+    if (!DNS1123_LABEL.test(le.namespace)) fail(`--leader-elect-resource-namespace: "${le.namespace}" is not a valid namespace name`);
+    if (!DNS1123_SUBDOMAIN.test(le.name) || le.name.length > 253) fail(`--leader-elect-resource-name: "${le.name}" is not a valid object name`);
+  }
+
+  const bindAddress = raw.bindAddress ?? RUN_DEFAULTS.bindAddress;
+  if (!isIPAddress(bindAddress)) fail(`--bind-address: "${bindAddress}" is not an IP address`);
+  const securePort = parseIntFlag('--secure-port', raw.securePort ?? RUN_DEFAULTS.securePort, 0, 65535);
+
+  const options: RunOptions = {
+    featureGates: raw.featureGates ?? '',
+    controllers,
+    nodeStatusUpdateFrequencyMs,
+    concurrentNodeSyncs,
+    ipam,
+    leaderElection,
+    bindAddress,
+    securePort,
+    logLevel: raw.logLevel ?? RUN_DEFAULTS.logLevel,
+  };
+  if (raw.kubeconfig !== undefined) {
+    if (raw.kubeconfig === '') fail('--kubeconfig: must not be empty (omit it for the in-cluster config)');
+    options.kubeconfig = raw.kubeconfig;
+  }
+  if (raw.cloudProvider !== undefined && raw.cloudProvider !== '') options.cloudProvider = raw.cloudProvider;
+  if (raw.cloudConfig !== undefined && raw.cloudConfig !== '') options.cloudConfig = raw.cloudConfig;
+  if (controllers.has('cloud-node') && options.cloudProvider === undefined) {
+    fail('--cloud-provider: required when the cloud-node controller runs (disable it with --controllers=-cloud-node)');
+  }
+  return options;
+}
+
+/** The per-request timeout for API writes: well inside the gap a lost lease leaves (client-go fencing). */
+export function writeTimeoutMs(le: LeaderElectionOptions): number {
+  if (!le.enabled) return 10_000;
+  return Math.max(100, Math.floor((le.leaseDurationMs - le.renewDeadlineMs) * 0.8));
+}

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import {
+  parseGoBool, parseGoDuration, resolveControllers, resolveRunOptions, RunOptionsError, writeTimeoutMs,
+  type RawRunFlags,
+} from '../../src/manager/options.js';
+
+describe('parseGoDuration', () => {
+  it.each([
+    ['5m', 300_000],
+    ['15s', 15_000],
+    ['1h30m', 5_400_000],
+    ['250ms', 250],
+    ['1.5s', 1500],
+    ['0', 0],
+    ['2m30s', 150_000],
+  ])('%s → %d ms', (text, ms) => {
+    expect(parseGoDuration('--x', text)).toBe(ms);
+  });
+
+  it.each(['', '5', 'm', '5 minutes', '1d', 's5'])('rejects %j naming the flag and value', (text) => {
+    expect(() => parseGoDuration('--node-status-update-frequency', text)).toThrow(
+      new RegExp(`--node-status-update-frequency: invalid duration "${text}"`),
+    );
+  });
+});
+
+describe('parseGoBool', () => {
+  it.each([
+    [undefined, true], [true, true], [false, false], ['true', true], ['false', false], ['1', true], ['0', false], ['t', true], ['F', false],
+  ] as const)('%j → %j', (value, expected) => {
+    expect(parseGoBool('--leader-elect', value)).toBe(expected);
+  });
+
+  it('rejects other words', () => {
+    expect(() => parseGoBool('--leader-elect', 'yes')).toThrow('--leader-elect: invalid boolean "yes"');
+  });
+});
+
+describe('resolveControllers', () => {
+  it.each([
+    ['*', ['cloud-node', 'node-ipam']],
+    ['*,-node-ipam', ['cloud-node']],
+    ['-node-ipam-controller,*', ['cloud-node']],
+    ['cloud-node-controller', ['cloud-node']],
+    ['node-ipam', ['node-ipam']],
+    ['cloud-node,node-ipam-controller', ['cloud-node', 'node-ipam']],
+    ['*,-cloud-node,-node-ipam', []],
+    ['cloud-node,-cloud-node', []],
+  ])('%s → %j', (value, expected) => {
+    expect([...resolveControllers(value)].sort()).toEqual(expected);
+  });
+
+  it.each([
+    ['route', /unknown controller "route"/],
+    ['*,,cloud-node', /empty item/],
+    ['-service', /unknown controller "service"/],
+  ])('rejects %s', (value, message) => {
+    expect(() => resolveControllers(value)).toThrow(message);
+  });
+});
+
+const base: RawRunFlags = { cloudProvider: 'static' };
+
+describe('resolveRunOptions', () => {
+  it('applies the documented defaults', () => {
+    const o = resolveRunOptions(base);
+    expect(o.controllers).toEqual(new Set(['cloud-node', 'node-ipam']));
+    expect(o.nodeStatusUpdateFrequencyMs).toBe(300_000);
+    expect(o.concurrentNodeSyncs).toBe(1);
+    expect(o.ipam).toEqual({ allocateNodeCIDRs: false, cidrAllocatorType: 'RangeAllocator' });
+    expect(o.leaderElection).toEqual({
+      enabled: true, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000,
+      namespace: 'kube-system', name: 'node-address-ccm',
+    });
+    expect(o.bindAddress).toBe('127.0.0.1');
+    expect(o.securePort).toBe(10268);
+    expect(o.logLevel).toBe('info');
+    expect(o.kubeconfig).toBeUndefined();
+    expect(writeTimeoutMs(o.leaderElection)).toBeLessThan(15_000 - 10_000);
+  });
+
+  it('keeps the flags-mode IPAM values', () => {
+    const o = resolveRunOptions({
+      ...base, allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16,fd00::/48', nodeCidrMaskSizeIpv4: '24', nodeCidrMaskSizeIpv6: '64',
+      serviceClusterIpRange: '10.96.0.0/12',
+    });
+    expect(o.ipam).toEqual({
+      allocateNodeCIDRs: true, cidrAllocatorType: 'RangeAllocator', clusterCIDR: '10.244.0.0/16,fd00::/48',
+      nodeCIDRMaskSizeIPv4: 24, nodeCIDRMaskSizeIPv6: 64, serviceClusterIPRange: '10.96.0.0/12',
+    });
+  });
+
+  it('needs no cloud provider when cloud-node is disabled', () => {
+    const o = resolveRunOptions({ controllers: '*,-cloud-node' });
+    expect(o.cloudProvider).toBeUndefined();
+    expect([...o.controllers]).toEqual(['node-ipam']);
+  });
+
+  it('leader election off skips its timing checks', () => {
+    const o = resolveRunOptions({ ...base, leaderElect: 'false', leaderElectLeaseDuration: '1s' });
+    expect(o.leaderElection.enabled).toBe(false);
+  });
+
+  it.each<[RawRunFlags, RegExp]>([
+    [{}, /--cloud-provider: required when the cloud-node controller runs/],
+    [{ ...base, allocateNodeCidrs: true }, /--cluster-cidr: required when --allocate-node-cidrs is true/],
+    [{ ...base, concurrentNodeSyncs: '0' }, /--concurrent-node-syncs: 0 is out of range/],
+    [{ ...base, concurrentNodeSyncs: 'four' }, /--concurrent-node-syncs: "four" is not an integer/],
+    [{ ...base, nodeStatusUpdateFrequency: '0' }, /--node-status-update-frequency: must be positive/],
+    [{ ...base, cidrAllocatorType: 'IPAMFromCluster' }, /--cidr-allocator-type: unsupported type "IPAMFromCluster"/],
+    [{ ...base, nodeCidrMaskSizeIpv4: '129' }, /--node-cidr-mask-size-ipv4: 129 is out of range/],
+    [{ ...base, leaderElectLeaseDuration: '10s' }, /--leader-elect-lease-duration: must be greater than --leader-elect-renew-deadline/],
+    [{ ...base, leaderElectRetryPeriod: '9s' }, /--leader-elect-renew-deadline: must be greater than 1.2/],
+    [{ ...base, leaderElectResourceNamespace: 'Kube_System' }, /--leader-elect-resource-namespace: "Kube_System"/],
+    [{ ...base, bindAddress: 'localhost' }, /--bind-address: "localhost" is not an IP address/],
+    [{ ...base, securePort: '70000' }, /--secure-port: 70000 is out of range/],
+    [{ ...base, kubeconfig: '' }, /--kubeconfig: must not be empty/],
+    [{ ...base, leaderElect: 'maybe' }, /--leader-elect: invalid boolean "maybe"/],
+  ])('rejects %j', (raw, message) => {
+    expect(() => resolveRunOptions(raw)).toThrow(RunOptionsError);
+    expect(() => resolveRunOptions(raw)).toThrow(message);
+  });
+});
