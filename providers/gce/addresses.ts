@@ -118,7 +118,7 @@ export function gceNodeAddresses(instance: GceInstance, options: GceAddressOptio
       try {
         v6 = gceInterfaceIPv6(nic, field);
       } catch (err) {
-        throw new Error(`${describe(instance)}: ${(err as Error).message}`);
+        throw new Error(`${describe(instance)}: ${(err as Error).message}`, { cause: err });
       }
       if (v6) out.push({ type: 'InternalIP', address: v6 });
     }

@@ -23,7 +23,7 @@ export async function createGceProvider(options: ProviderOptions, client: GceCli
   try {
     config = parseGceConfig(text);
   } catch (err) {
-    throw new Error(`${options.cloudConfig}: ${(err as Error).message}`);
+    throw new Error(`${options.cloudConfig}: ${(err as Error).message}`, { cause: err });
   }
   const instances = await createInstancesClient(config, client);
   return new GceProvider(config, new ComputeInstanceSource(instances, config, options.logger), options.logger);
