@@ -1,0 +1,192 @@
+// Pure decisions of the cloud node controller: given a node, what the cloud says about it and the
+// CloudDualStackNodeIPs gate, what to write (or why the node stays tainted). No I/O here; the
+// controller turns a plan into at most two API writes and one event.
+import type { InstanceMetadata } from '../../../providers/types.js';
+import { nodeAddressesFromNodeIP } from '../../nodeip/index.js';
+import type { NodeAddress } from '../../nodeip/types.js';
+import {
+  LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA, LABEL_REGION, LABEL_REGION_BETA, LABEL_ZONE, LABEL_ZONE_BETA,
+  providedNodeIP, sameAddresses, taintsWithoutUninitialized,
+  type NodeObject, type Taint,
+} from '../node.js';
+import { isReservedLabelKey, labelKeyProblem, labelValueProblem } from '../labels.js';
+
+/** Event reasons the cloud node controller emits. */
+export const EventReason = {
+  Synced: 'Synced',
+  /** The provided-node-ip annotation cannot be parsed or satisfied from the cloud's addresses. */
+  InvalidNodeIP: 'ProvidedNodeIPInvalid',
+  /** The cloud does not know the instance behind the node. */
+  InstanceNotFound: 'InstanceNotFound',
+  /** The cloud could not answer now. */
+  CloudError: 'CloudProviderError',
+  /** A write to the API server failed. */
+  UpdateFailed: 'NodeUpdateFailed',
+} as const;
+
+export const SYNCED_MESSAGE = 'Node synced successfully';
+
+/** Outcome of the address computation for one node. */
+export type AddressDecision =
+  /** The provider returned no addresses: leave status.addresses alone. */
+  | { kind: 'noCloudAddresses' }
+  /** The provided-node-ip annotation cannot be parsed or satisfied. */
+  | { kind: 'invalid'; annotation: string; message: string }
+  | { kind: 'ok'; addresses: NodeAddress[]; changed: boolean };
+
+/**
+ * The node's addresses from the cloud's list: the kubelet's Hostname entries are appended when the
+ * cloud gives no Hostname, then the provided-node-ip annotation (when its key exists, even empty)
+ * selects from that list.
+ */
+export function decideAddresses(node: NodeObject, cloudAddresses: readonly NodeAddress[], allowDualStack: boolean): AddressDecision {
+  if (cloudAddresses.length === 0) return { kind: 'noCloudAddresses' };
+  let addresses = cloudAddresses.map((a) => ({ type: a.type, address: a.address }));
+  if (!addresses.some((a) => a.type === 'Hostname')) {
+    for (const a of node.status?.addresses ?? []) {
+      if (a.type === 'Hostname') addresses.push({ type: a.type, address: a.address });
+    }
+  }
+  const annotation = providedNodeIP(node);
+  if (annotation !== undefined) {
+    try {
+      addresses = nodeAddressesFromNodeIP(annotation, addresses, { allowDualStack });
+    } catch (err) {
+      const detail = err instanceof Error ? err.message : String(err);
+      return { kind: 'invalid', annotation, message: `provided node IP ${JSON.stringify(annotation)} is not usable: ${detail}` };
+    }
+  }
+  return { kind: 'ok', addresses, changed: !sameAddresses(node.status?.addresses, addresses) };
+}
+
+export interface SkippedLabel {
+  key: string;
+  reason: string;
+}
+
+/** What to write to initialise a tainted node. */
+export interface InitWrite {
+  kind: 'initialize';
+  /** Replacement for the whole status.addresses list; undefined when unchanged or the cloud gave none. */
+  addresses?: NodeAddress[];
+  /** spec.providerID to set (only when the node has none). */
+  providerID?: string;
+  /** Labels to add or set. */
+  labels: Record<string, string>;
+  /** The node's labels after this write: pod CIDRs are chosen against these. */
+  labelsAfter: Record<string, string>;
+  /** The node's taints after this write (the uninitialized taint removed). */
+  taints: Taint[];
+  /** Cloud labels left out, with the reason (for the log). */
+  skippedLabels: SkippedLabel[];
+}
+
+/** The node stays tainted: no write, a Warning event with this reason and message, retry later. */
+export interface InitBlocked {
+  kind: 'blocked';
+  reason: string;
+  message: string;
+}
+
+export type InitPlan = InitWrite | InitBlocked;
+
+/** Plans the initialisation of a node that carries the uninitialized taint. */
+export function planInitialization(node: NodeObject, metadata: InstanceMetadata, allowDualStack: boolean): InitPlan {
+  const decision = decideAddresses(node, metadata.addresses, allowDualStack);
+  if (decision.kind === 'invalid') {
+    return { kind: 'blocked', reason: EventReason.InvalidNodeIP, message: decision.message };
+  }
+  const current = node.metadata.labels ?? {};
+  const labels: Record<string, string> = {};
+  const skippedLabels: SkippedLabel[] = [];
+
+  const setTopology = (value: string | undefined, keys: readonly string[]): void => {
+    if (value === undefined || value === '') return;
+    for (const key of keys) {
+      const problem = labelValueProblem(key, value);
+      if (problem) skippedLabels.push({ key, reason: problem });
+      else if (current[key] !== value) labels[key] = value;
+    }
+  };
+  setTopology(metadata.instanceType, [LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA]);
+  setTopology(metadata.zone, [LABEL_ZONE, LABEL_ZONE_BETA]);
+  setTopology(metadata.region, [LABEL_REGION, LABEL_REGION_BETA]);
+
+  for (const [key, value] of Object.entries(metadata.labels ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    if (Object.prototype.hasOwnProperty.call(current, key) || Object.prototype.hasOwnProperty.call(labels, key)) {
+      skippedLabels.push({ key, reason: `label ${key} already exists on the node; not overwritten` });
+      continue;
+    }
+    if (isReservedLabelKey(key)) {
+      skippedLabels.push({ key, reason: `label ${key} is in a reserved kubernetes.io/k8s.io namespace` });
+      continue;
+    }
+    const problem = labelKeyProblem(key) ?? labelValueProblem(key, value);
+    if (problem) {
+      skippedLabels.push({ key, reason: problem });
+      continue;
+    }
+    labels[key] = value;
+  }
+
+  const plan: InitWrite = {
+    kind: 'initialize',
+    labels,
+    labelsAfter: { ...current, ...labels },
+    taints: taintsWithoutUninitialized(node),
+    skippedLabels,
+  };
+  if (decision.kind === 'ok' && decision.changed) plan.addresses = decision.addresses;
+  if (!node.spec?.providerID && metadata.providerID) plan.providerID = metadata.providerID;
+  return plan;
+}
+
+/** What the periodic address refresh does for one initialised node. */
+export type RefreshPlan =
+  | { kind: 'unchanged' }
+  | { kind: 'replace'; addresses: NodeAddress[] }
+  /** The annotation is no longer satisfiable: a Warning event, nothing written, never re-tainted. */
+  | { kind: 'warn'; reason: string; message: string };
+
+export function planAddressRefresh(node: NodeObject, metadata: InstanceMetadata, allowDualStack: boolean): RefreshPlan {
+  const decision = decideAddresses(node, metadata.addresses, allowDualStack);
+  switch (decision.kind) {
+    case 'noCloudAddresses':
+      return { kind: 'unchanged' };
+    case 'invalid':
+      return { kind: 'warn', reason: EventReason.InvalidNodeIP, message: `addresses not updated: ${decision.message}` };
+    case 'ok':
+      return decision.changed ? { kind: 'replace', addresses: decision.addresses } : { kind: 'unchanged' };
+  }
+}
+
+/** JSON merge patch for node/status that replaces the whole address list. */
+export function addressesPatch(addresses: readonly NodeAddress[]): { status: { addresses: NodeAddress[] } } {
+  return { status: { addresses: addresses.map((a) => ({ type: a.type, address: a.address })) } };
+}
+
+export interface MetaSpecPatch {
+  metadata: { resourceVersion: string; labels?: Record<string, string> };
+  spec: { taints: Taint[] | null; providerID?: string; podCIDR?: string; podCIDRs?: string[] };
+}
+
+/**
+ * The single JSON merge patch of metadata and spec that finishes initialisation. It carries the
+ * node's resourceVersion, so the API server refuses it (409) if the node changed since it was read:
+ * the taint list is replaced as a whole, and that must never drop a taint added meanwhile.
+ */
+export function initializationPatch(node: NodeObject, plan: InitWrite, podCIDRs?: readonly string[]): MetaSpecPatch {
+  const resourceVersion = node.metadata.resourceVersion;
+  if (!resourceVersion) throw new Error(`node ${node.metadata.name}: metadata.resourceVersion is empty; cannot guard the write`);
+  const patch: MetaSpecPatch = {
+    metadata: { resourceVersion },
+    spec: { taints: plan.taints.length > 0 ? plan.taints.map((t) => ({ ...t })) : null },
+  };
+  if (Object.keys(plan.labels).length > 0) patch.metadata.labels = { ...plan.labels };
+  if (plan.providerID) patch.spec.providerID = plan.providerID;
+  if (podCIDRs && podCIDRs.length > 0) {
+    patch.spec.podCIDR = podCIDRs[0] as string;
+    patch.spec.podCIDRs = [...podCIDRs];
+  }
+  return patch;
+}

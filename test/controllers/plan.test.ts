@@ -1,0 +1,249 @@
+import { describe, expect, it } from 'vitest';
+import {
+  addressesPatch, decideAddresses, EventReason, initializationPatch, planAddressRefresh, planInitialization,
+  type InitWrite,
+} from '../../src/controllers/cloudnode/plan.js';
+import { betaToGALabelUpdates, isReservedLabelKey } from '../../src/controllers/labels.js';
+import { hasUninitializedTaint, providedNodeIP, sameAddresses } from '../../src/controllers/node.js';
+import type { NodeAddress } from '../../src/nodeip/types.js';
+import { ip, KEP_DUAL_STACK, KEP_IPV4_ONLY, makeMetadata, makeNode, UNINITIALIZED } from './builders.js';
+
+const v = (...a: string[]): string[] => a;
+const addrs = (list: NodeAddress[] | undefined): string[] | undefined => list?.map((a) => a.address);
+
+// KEP-3705 "Example of --node-ip possibilities": (annotation, expected addresses or error). The
+// rows "(none)", "0.0.0.0" and "::" all reach the cloud provider as no annotation.
+const KEP_ROWS: Array<{ cloud: string; cloudAddresses: NodeAddress[]; annotation: string | null; expected: string[] | RegExp }> = [
+  { cloud: 'dual-stack', cloudAddresses: KEP_DUAL_STACK, annotation: null, expected: v('1.2.3.4', '5.6.7.8', 'abcd::1234', 'abcd::5678') },
+  { cloud: 'dual-stack', cloudAddresses: KEP_DUAL_STACK, annotation: '1.2.3.4', expected: v('1.2.3.4') },
+  { cloud: 'dual-stack', cloudAddresses: KEP_DUAL_STACK, annotation: '9.10.11.12', expected: /9\.10\.11\.12/ },
+  { cloud: 'dual-stack', cloudAddresses: KEP_DUAL_STACK, annotation: 'abcd::5678', expected: v('abcd::5678') },
+  { cloud: 'dual-stack', cloudAddresses: KEP_DUAL_STACK, annotation: '1.2.3.4,abcd::1234', expected: v('1.2.3.4', 'abcd::1234') },
+  { cloud: 'IPv4-only', cloudAddresses: KEP_IPV4_ONLY, annotation: null, expected: v('1.2.3.4', '5.6.7.8') },
+  { cloud: 'IPv4-only', cloudAddresses: KEP_IPV4_ONLY, annotation: '1.2.3.4', expected: v('1.2.3.4') },
+  { cloud: 'IPv4-only', cloudAddresses: KEP_IPV4_ONLY, annotation: '9.10.11.12', expected: /9\.10\.11\.12/ },
+  { cloud: 'IPv4-only', cloudAddresses: KEP_IPV4_ONLY, annotation: 'abcd::5678', expected: /abcd::5678/ },
+  { cloud: 'IPv4-only', cloudAddresses: KEP_IPV4_ONLY, annotation: '1.2.3.4,abcd::1234', expected: /abcd::1234/ },
+];
+
+describe('planInitialization: KEP-3705 rows (gate on)', () => {
+  it.each(KEP_ROWS)('$cloud cloud, annotation $annotation', ({ cloudAddresses, annotation, expected }) => {
+    const node = makeNode({ nodeIP: annotation, addresses: [] });
+    const plan = planInitialization(node, makeMetadata({ addresses: cloudAddresses }), true);
+    if (expected instanceof RegExp) {
+      expect(plan.kind).toBe('blocked');
+      if (plan.kind !== 'blocked') return;
+      expect(plan.reason).toBe(EventReason.InvalidNodeIP);
+      expect(plan.message).toMatch(expected);
+      expect(plan.message).toContain(JSON.stringify(annotation));
+    } else {
+      expect(plan.kind).toBe('initialize');
+      if (plan.kind !== 'initialize') return;
+      expect(addrs(plan.addresses)).toEqual(expected);
+      expect(plan.taints).toEqual([]);
+    }
+  });
+});
+
+describe('planInitialization: the five-address example', () => {
+  const cloud = [ip('10.0.0.1'), ip('10.0.0.2'), ip('fd00::1'), ip('fd00::2'), ip('192.168.0.1', 'ExternalIP')];
+  it.each([
+    ['10.0.0.2', v('10.0.0.2', '192.168.0.1')],
+    ['192.168.0.1', v('192.168.0.1', '10.0.0.1', '10.0.0.2', 'fd00::1', 'fd00::2')],
+    ['10.0.0.2,fd00::2', v('10.0.0.2', 'fd00::2', '192.168.0.1')],
+    ['fd00::1,192.168.0.1', v('fd00::1', '192.168.0.1')],
+    // No single-stack IPv6: the ExternalIP stays.
+    ['fd00::1', v('fd00::1', '192.168.0.1')],
+  ])('%s → %j', (annotation, expected) => {
+    const plan = planInitialization(makeNode({ nodeIP: annotation, addresses: [] }), makeMetadata({ addresses: cloud }), true);
+    expect(plan.kind).toBe('initialize');
+    expect(addrs((plan as InitWrite).addresses)).toEqual(expected);
+  });
+});
+
+describe('planInitialization: annotation edge cases', () => {
+  it('an empty annotation counts as present and cannot be parsed: the node stays tainted', () => {
+    const plan = planInitialization(makeNode({ nodeIP: '' }), makeMetadata(), true);
+    expect(plan).toMatchObject({ kind: 'blocked', reason: EventReason.InvalidNodeIP });
+    expect((plan as { message: string }).message).toContain('provided node IP "" is not usable');
+  });
+
+  it.each(['not-an-ip', '1.2.3.4,5.6.7.8', '1.2.3.4, abcd::1234', '1.2.3.4,abcd::1234,abcd::5678'])('malformed %j blocks', (annotation) => {
+    const plan = planInitialization(makeNode({ nodeIP: annotation }), makeMetadata(), true);
+    expect(plan.kind).toBe('blocked');
+  });
+
+  it('gate off: a dual-stack pair cannot be used, a single IP still works', () => {
+    const dual = planInitialization(makeNode({ nodeIP: '1.2.3.4,abcd::1234' }), makeMetadata(), false);
+    expect(dual).toMatchObject({ kind: 'blocked', reason: EventReason.InvalidNodeIP });
+    expect((dual as { message: string }).message).toMatch(/dual-stack not supported/);
+    const single = planInitialization(makeNode({ nodeIP: 'abcd::5678', addresses: [] }), makeMetadata(), false);
+    expect(addrs((single as InitWrite).addresses)).toEqual(['abcd::5678']);
+  });
+
+  it('an annotation is ignored when the cloud returns no addresses (nothing to check it against)', () => {
+    const plan = planInitialization(makeNode({ nodeIP: '9.9.9.9' }), makeMetadata({ addresses: [] }), true);
+    expect(plan.kind).toBe('initialize');
+    expect((plan as InitWrite).addresses).toBeUndefined();
+  });
+});
+
+describe('planInitialization: addresses', () => {
+  it("appends the kubelet's Hostname when the cloud gives none", () => {
+    const node = makeNode({ name: 'n1', addresses: [ip('n1.example', 'Hostname'), ip('10.9.9.9')] });
+    const plan = planInitialization(node, makeMetadata({ addresses: KEP_IPV4_ONLY }), true) as InitWrite;
+    expect(plan.addresses).toEqual([ip('1.2.3.4'), ip('5.6.7.8'), ip('n1.example', 'Hostname')]);
+  });
+
+  it("keeps the cloud's Hostname and drops the kubelet's when the cloud gives one", () => {
+    const node = makeNode({ addresses: [ip('kubelet-name', 'Hostname')] });
+    const plan = planInitialization(node, makeMetadata({ addresses: [ip('1.2.3.4'), ip('cloud-name', 'Hostname')] }), true) as InitWrite;
+    expect(plan.addresses).toEqual([ip('1.2.3.4'), ip('cloud-name', 'Hostname')]);
+  });
+
+  it('writes no addresses when they already match, in order', () => {
+    const node = makeNode({ addresses: [...KEP_IPV4_ONLY] });
+    const plan = planInitialization(node, makeMetadata({ addresses: KEP_IPV4_ONLY }), true) as InitWrite;
+    expect(plan.addresses).toBeUndefined();
+  });
+
+  it('a reordering is a change (the first address of a family is the node IP)', () => {
+    const node = makeNode({ addresses: [ip('5.6.7.8'), ip('1.2.3.4')] });
+    const plan = planInitialization(node, makeMetadata({ addresses: KEP_IPV4_ONLY }), true) as InitWrite;
+    expect(addrs(plan.addresses)).toEqual(['1.2.3.4', '5.6.7.8']);
+  });
+
+  it('the replacement removes a second InternalIP the node had before', () => {
+    const node = makeNode({ nodeIP: '1.2.3.4', addresses: [ip('1.2.3.4'), ip('5.6.7.8')] });
+    const plan = planInitialization(node, makeMetadata({ addresses: KEP_IPV4_ONLY }), true) as InitWrite;
+    expect(addressesPatch(plan.addresses!)).toEqual({ status: { addresses: [ip('1.2.3.4')] } });
+  });
+});
+
+describe('planInitialization: metadata and spec', () => {
+  it('sets providerID, GA and beta topology labels, and removes only the uninitialized taint', () => {
+    const other = { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' };
+    const node = makeNode({ taints: [other] });
+    const plan = planInitialization(node, makeMetadata({ instanceType: 'm5.large', zone: 'eu-west-1a', region: 'eu-west-1' }), true) as InitWrite;
+    expect(plan.providerID).toBe('static://node-a');
+    expect(plan.labels).toEqual({
+      'node.kubernetes.io/instance-type': 'm5.large',
+      'beta.kubernetes.io/instance-type': 'm5.large',
+      'topology.kubernetes.io/zone': 'eu-west-1a',
+      'failure-domain.beta.kubernetes.io/zone': 'eu-west-1a',
+      'topology.kubernetes.io/region': 'eu-west-1',
+      'failure-domain.beta.kubernetes.io/region': 'eu-west-1',
+    });
+    expect(plan.taints).toEqual([other]);
+  });
+
+  it('keeps an existing providerID', () => {
+    const plan = planInitialization(makeNode({ providerID: 'aws:///i-1' }), makeMetadata(), true) as InitWrite;
+    expect(plan.providerID).toBeUndefined();
+  });
+
+  it.each<[string, Record<string, string>, Record<string, string>, Record<string, string>]>([
+    ['adds a new label', {}, { 'example.com/pool': 'blue' }, { 'example.com/pool': 'blue' }],
+    ['never overwrites an existing label', { 'example.com/pool': 'red' }, { 'example.com/pool': 'blue' }, {}],
+    ['skips kubernetes.io', {}, { 'kubernetes.io/role': 'x' }, {}],
+    ['skips subdomains of kubernetes.io', {}, { 'node.kubernetes.io/exclude': 'x' }, {}],
+    ['skips k8s.io', {}, { 'cloud.k8s.io/x': 'y' }, {}],
+    ['allows look-alike domains', {}, { 'notkubernetes.io/x': 'y' }, { 'notkubernetes.io/x': 'y' }],
+    ['skips an invalid value', {}, { 'example.com/x': 'has space' }, {}],
+    ['skips an invalid key', {}, { 'Example.com/x': 'y' }, {}],
+  ])('additional labels: %s', (_name, existing, cloud, expected) => {
+    const plan = planInitialization(makeNode({ labels: existing }), makeMetadata({ labels: cloud }), true) as InitWrite;
+    expect(plan.labels).toEqual(expected);
+    expect(plan.labelsAfter).toEqual({ ...existing, ...expected });
+    expect(plan.skippedLabels.length).toBe(Object.keys(cloud).length - Object.keys(expected).length);
+  });
+
+  it('labelsAfter carries the topology the pod CIDR choice depends on', () => {
+    const plan = planInitialization(makeNode({ labels: { team: 'a' } }), makeMetadata({ zone: 'z1' }), true) as InitWrite;
+    expect(plan.labelsAfter).toEqual({ team: 'a', 'topology.kubernetes.io/zone': 'z1', 'failure-domain.beta.kubernetes.io/zone': 'z1' });
+  });
+});
+
+describe('initializationPatch', () => {
+  it('guards with the resourceVersion and sets the pod CIDRs in stack order', () => {
+    const node = makeNode({ resourceVersion: '42' });
+    const plan = planInitialization(node, makeMetadata({ zone: 'z1' }), true) as InitWrite;
+    expect(initializationPatch(node, plan, ['10.244.3.0/24', 'fd00:0:0:3::/64'])).toEqual({
+      metadata: { resourceVersion: '42', labels: { 'topology.kubernetes.io/zone': 'z1', 'failure-domain.beta.kubernetes.io/zone': 'z1' } },
+      spec: { taints: null, providerID: 'static://node-a', podCIDR: '10.244.3.0/24', podCIDRs: ['10.244.3.0/24', 'fd00:0:0:3::/64'] },
+    });
+  });
+
+  it('without labels, providerID or pod CIDRs it still removes the taint', () => {
+    const node = makeNode({ providerID: 'p', taints: [{ key: 'a', effect: 'NoExecute' }] });
+    const plan = planInitialization(node, makeMetadata(), true) as InitWrite;
+    expect(initializationPatch(node, plan)).toEqual({ metadata: { resourceVersion: '7' }, spec: { taints: [{ key: 'a', effect: 'NoExecute' }] } });
+  });
+
+  it('refuses to build an unguarded write', () => {
+    const node = makeNode();
+    delete node.metadata.resourceVersion;
+    const plan = planInitialization(node, makeMetadata(), true) as InitWrite;
+    expect(() => initializationPatch(node, plan)).toThrow(/node-a: metadata.resourceVersion is empty/);
+  });
+});
+
+describe('planAddressRefresh', () => {
+  it.each<[string, ReturnType<typeof makeNode>, NodeAddress[], ReturnType<typeof planAddressRefresh>]>([
+    ['unchanged', makeNode({ tainted: false, addresses: [...KEP_IPV4_ONLY] }), KEP_IPV4_ONLY, { kind: 'unchanged' }],
+    ['cloud gave none', makeNode({ tainted: false, addresses: [...KEP_IPV4_ONLY] }), [], { kind: 'unchanged' }],
+    ['new address', makeNode({ tainted: false, addresses: [ip('1.2.3.4')] }), KEP_IPV4_ONLY, { kind: 'replace', addresses: KEP_IPV4_ONLY }],
+    ['annotation still selects', makeNode({ tainted: false, nodeIP: '5.6.7.8', addresses: [ip('5.6.7.8')] }), KEP_IPV4_ONLY, { kind: 'unchanged' }],
+  ])('%s', (_name, node, cloud, expected) => {
+    expect(planAddressRefresh(node, makeMetadata({ addresses: cloud }), true)).toEqual(expected);
+  });
+
+  it('an annotation no longer satisfiable warns and changes nothing', () => {
+    const node = makeNode({ tainted: false, nodeIP: '5.6.7.8', addresses: [ip('5.6.7.8')] });
+    const plan = planAddressRefresh(node, makeMetadata({ addresses: [ip('1.2.3.4')] }), true);
+    expect(plan).toMatchObject({ kind: 'warn', reason: EventReason.InvalidNodeIP });
+    expect((plan as { message: string }).message).toMatch(/^addresses not updated: provided node IP "5.6.7.8"/);
+  });
+});
+
+describe('decideAddresses', () => {
+  it('reports whether the result differs from the node', () => {
+    expect(decideAddresses(makeNode({ addresses: [ip('1.2.3.4')] }), [ip('1.2.3.4')], true)).toEqual({ kind: 'ok', addresses: [ip('1.2.3.4')], changed: false });
+  });
+});
+
+describe('node helpers', () => {
+  it('matches the taint by key, whatever its value or effect', () => {
+    expect(hasUninitializedTaint(makeNode({ tainted: false, taints: [{ ...UNINITIALIZED, value: 'x', effect: 'NoExecute' }] }))).toBe(true);
+    expect(hasUninitializedTaint(makeNode({ tainted: false }))).toBe(false);
+  });
+
+  it('an empty annotation value is present', () => {
+    expect(providedNodeIP(makeNode({ nodeIP: '' }))).toBe('');
+    expect(providedNodeIP(makeNode({ nodeIP: null }))).toBeUndefined();
+  });
+
+  it('sameAddresses is ordered and type-sensitive', () => {
+    expect(sameAddresses([ip('1.1.1.1')], [ip('1.1.1.1', 'ExternalIP')])).toBe(false);
+    expect(sameAddresses(undefined, [])).toBe(true);
+  });
+});
+
+describe('betaToGALabelUpdates', () => {
+  it.each<[Record<string, string>, Record<string, string>]>([
+    [{}, {}],
+    [{ 'failure-domain.beta.kubernetes.io/zone': 'z1' }, { 'topology.kubernetes.io/zone': 'z1' }],
+    [{ 'failure-domain.beta.kubernetes.io/zone': 'z1', 'topology.kubernetes.io/zone': 'z2' }, { 'topology.kubernetes.io/zone': 'z1' }],
+    [{ 'failure-domain.beta.kubernetes.io/region': 'r', 'topology.kubernetes.io/region': 'r' }, {}],
+    [{ 'beta.kubernetes.io/instance-type': 't' }, { 'node.kubernetes.io/instance-type': 't' }],
+    [{ 'topology.kubernetes.io/zone': 'z-only-ga' }, {}],
+  ])('%j → %j', (labels, expected) => {
+    expect(betaToGALabelUpdates(makeNode({ tainted: false, labels }))).toEqual(expected);
+  });
+
+  it('reserved keys', () => {
+    expect(isReservedLabelKey('kubernetes.io/x')).toBe(true);
+    expect(isReservedLabelKey('a.k8s.io/x')).toBe(true);
+    expect(isReservedLabelKey('example.com/kubernetes.io')).toBe(false);
+  });
+});
