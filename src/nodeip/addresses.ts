@@ -125,7 +125,7 @@ export function explainNodeAddresses(
         address: a.address,
         cloudIndex,
         code: 'type-not-claimed',
-        reason: `kept: no node IP is a ${a.type} address, so every ${a.type} address stays`,
+        reason: `kept: type ${a.type} is not claimed by any node IP`,
       });
     }
   });

@@ -1,0 +1,94 @@
+import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
+import {
+  NODE_ADDRESS_TYPES,
+  NodeIPError,
+  nodeAddressesFromNodeIP,
+  parseIPSloppy,
+  parseNodeIPAnnotation,
+  type NodeAddress,
+} from '../../src/nodeip/index.js';
+
+// IP texts in the odd spellings the parser must accept, plus near-misses it must reject.
+const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((p) => p.join('.'));
+const ipv6 = fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }).map((g) => g.map((x) => x.toString(16)).join(':'));
+const smallIPv4 = fc.constantFrom('10.0.0.1', '10.0.0.2', '010.000.000.002', '::ffff:10.0.0.1', '192.168.0.1', '0.0.0.0');
+const smallIPv6 = fc.constantFrom('fd00::1', 'fd00::2', 'FD00:0::2', '::', 'fd00:0:0:0:0:0:0:1');
+const ipText = fc.oneof(ipv4, ipv6, smallIPv4, smallIPv6);
+const junk = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', ' ', '1.2.3', 'fe80::1%eth0', '16909060', 'host-a'));
+const annotationText = fc.oneof(
+  fc.array(fc.oneof(ipText, junk), { minLength: 1, maxLength: 4 }).map((items) => items.join(',')),
+  fc.string({ maxLength: 40 }),
+);
+const cloudAddress: fc.Arbitrary<NodeAddress> = fc.record({
+  type: fc.constantFrom(...NODE_ADDRESS_TYPES),
+  address: fc.oneof(smallIPv4, smallIPv6, fc.constantFrom('node-a', 'a.example')),
+});
+const cloudList = fc.array(cloudAddress, { maxLength: 8 });
+
+describe('properties', () => {
+  it('the annotation parser throws nothing but NodeIPError', () => {
+    fc.assert(
+      fc.property(annotationText, fc.boolean(), (value, allowDualStack) => {
+        try {
+          const ips = parseNodeIPAnnotation(value, { allowDualStack });
+          expect(ips.length === 1 || ips.length === 2).toBe(true);
+        } catch (err) {
+          expect(err).toBeInstanceOf(NodeIPError);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('canonical text parses back to itself', () => {
+    fc.assert(
+      fc.property(ipText, (text) => {
+        const ip = parseIPSloppy(text);
+        expect(ip).toBeDefined();
+        expect(parseIPSloppy(ip!.canonical)?.canonical).toBe(ip!.canonical);
+      }),
+    );
+  });
+
+  it('the selection is a reordering of a subset of the cloud list, node IPs first and in order', () => {
+    fc.assert(
+      fc.property(annotationText, cloudList, fc.boolean(), (annotation, cloud, allowDualStack) => {
+        let result: NodeAddress[];
+        try {
+          result = nodeAddressesFromNodeIP(annotation, cloud, { allowDualStack });
+        } catch (err) {
+          expect(err).toBeInstanceOf(NodeIPError);
+          return;
+        }
+        // Subset as a multiset: each result entry consumes one equal cloud entry.
+        const remaining = cloud.map((a) => `${a.type}\u0000${a.address}`);
+        for (const a of result) {
+          const i = remaining.indexOf(`${a.type}\u0000${a.address}`);
+          expect(i).toBeGreaterThanOrEqual(0);
+          remaining.splice(i, 1);
+        }
+        // The leading entries are exactly the cloud entries equal to each node IP, in annotation order.
+        const nodeIPs = parseNodeIPAnnotation(annotation, { allowDualStack });
+        const expectedHead = nodeIPs.flatMap((ip) => cloud.filter((a) => parseIPSloppy(a.address)?.canonical === ip));
+        expect(result.slice(0, expectedHead.length)).toEqual(expectedHead);
+        for (const ip of nodeIPs) expect(expectedHead.some((a) => parseIPSloppy(a.address)?.canonical === ip)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('selection with a matchable annotation keeps every address of an unclaimed type', () => {
+    fc.assert(
+      fc.property(cloudList.filter((c) => c.some((a) => parseIPSloppy(a.address) !== undefined)), fc.nat(), (cloud, pick) => {
+        const candidates = cloud.filter((a) => parseIPSloppy(a.address) !== undefined);
+        const chosen = candidates[pick % candidates.length]!;
+        const result = nodeAddressesFromNodeIP(chosen.address, cloud, { allowDualStack: true });
+        const ip = parseIPSloppy(chosen.address)!.canonical;
+        const claimed = new Set(cloud.filter((a) => parseIPSloppy(a.address)?.canonical === ip).map((a) => a.type));
+        const tail = cloud.filter((a) => !claimed.has(a.type));
+        expect(result.slice(result.length - tail.length)).toEqual(tail);
+      }),
+    );
+  });
+});
