@@ -2,3 +2,4 @@
 export * from './nodeip/index.js';
 export { FakeCloudProvider, type FakeCall, type FakeInstanceInput, type FakeMethod } from '../providers/fake/fake.js';
 export { parseStaticCloudConfig, StaticCloudProvider, StaticConfigError, type StaticCloudConfig } from '../providers/static/index.js';
+export * from './featuregates/index.js';
