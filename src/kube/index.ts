@@ -3,3 +3,6 @@
 export * from './clock.js';
 export * from './ratelimit.js';
 export * from './workqueue.js';
+export * from './types.js';
+export * from './errors.js';
+export * from './client.js';

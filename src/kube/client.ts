@@ -1,0 +1,436 @@
+// KubeConfig loading and a thin JSON request layer over node:http(s). Authentication (tokens, token
+// files, client certificates, exec plugins, CA) comes from client-node's KubeConfig; requests are sent
+// here so every call has its own timeout and cancel signal, a write gate for fencing, typed errors
+// and a streaming watch. (client-node 1.4.0's generated APIs take no per-call signal or timeout.)
+import http from 'node:http';
+import https from 'node:https';
+import { existsSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ApiError, FencedError, TransportError, apiErrorFromResponse, type TransportErrorKind } from './errors.js';
+import { resourcePath, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from './types.js';
+
+function checkConfig(kc: KubeConfig, source: string): KubeConfig {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) {
+    throw new Error(`${source}: no cluster for current-context ${JSON.stringify(kc.getCurrentContext() ?? '')}`);
+  }
+  let url: URL;
+  try {
+    url = new URL(cluster.server);
+  } catch {
+    throw new Error(`${source}: cluster ${JSON.stringify(cluster.name)} has an invalid server URL ${JSON.stringify(cluster.server)}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new Error(`${source}: cluster ${JSON.stringify(cluster.name)} server must be http(s), got ${JSON.stringify(cluster.server)}`);
+  }
+  return kc;
+}
+
+/** Reads a kubeconfig file (relative certificate paths resolve against its directory). */
+export function kubeConfigFromFile(path: string): KubeConfig {
+  if (!existsSync(path)) throw new Error(`--kubeconfig: file not found: ${path}`);
+  const kc = new KubeConfig();
+  try {
+    kc.loadFromFile(path);
+  } catch (err) {
+    throw new Error(`--kubeconfig: cannot parse ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  return checkConfig(kc, `--kubeconfig ${path}`);
+}
+
+/** Parses kubeconfig YAML text. */
+export function kubeConfigFromString(yamlText: string): KubeConfig {
+  const kc = new KubeConfig();
+  try {
+    kc.loadFromString(yamlText);
+  } catch (err) {
+    throw new Error(`kubeconfig: cannot parse YAML: ${(err as Error).message}`, { cause: err });
+  }
+  return checkConfig(kc, 'kubeconfig');
+}
+
+/** The pod's service account config (KUBERNETES_SERVICE_HOST/PORT, token and CA files). */
+export function kubeConfigInCluster(): KubeConfig {
+  if (!process.env.KUBERNETES_SERVICE_HOST || !process.env.KUBERNETES_SERVICE_PORT) {
+    throw new Error('in-cluster config: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set (not running in a pod?)');
+  }
+  const kc = new KubeConfig();
+  kc.loadFromCluster();
+  return checkConfig(kc, 'in-cluster config');
+}
+
+/** `--kubeconfig` if given, otherwise in-cluster. */
+export function loadKubeConfig(options: { kubeconfig?: string } = {}): KubeConfig {
+  return options.kubeconfig ? kubeConfigFromFile(options.kubeconfig) : kubeConfigInCluster();
+}
+
+/**
+ * Checked before every write. Throws (normally a FencedError) when this process must not write;
+ * may return the ms left before it must stop writing, which caps the request's timeout.
+ */
+export type WriteGate = () => number | void;
+
+export const PATCH_CONTENT_TYPES = {
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  json: 'application/json-patch+json',
+} as const;
+export type PatchType = keyof typeof PATCH_CONTENT_TYPES;
+
+export interface JsonPatchOp {
+  op: 'add' | 'remove' | 'replace' | 'move' | 'copy' | 'test';
+  path: string;
+  value?: unknown;
+  from?: string;
+}
+
+/** A JSON patch that applies only if the object is still at `resourceVersion` (optimistic concurrency). */
+export function jsonPatchWithResourceVersion(resourceVersion: string, ops: JsonPatchOp[]): JsonPatchOp[] {
+  if (!resourceVersion) throw new Error('resourceVersion: required for a guarded json patch');
+  return [{ op: 'test', path: '/metadata/resourceVersion', value: resourceVersion }, ...ops];
+}
+
+export interface KubeClientOptions {
+  /** Timeout for reads in ms (default 30 000). */
+  readTimeoutMs?: number;
+  /** Timeout for writes in ms (default 4 000; keep it below leaseDuration − renewDeadline). */
+  writeTimeoutMs?: number;
+  writeGate?: WriteGate;
+  userAgent?: string;
+  /** fieldManager sent with writes (default node-address-ccm). */
+  fieldManager?: string;
+}
+
+export interface RequestOptions {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  /** Overrides the read/write default timeout. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface CallOptions {
+  namespace?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface ListOptions extends CallOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+}
+
+export interface WatchOptions {
+  namespace?: string;
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+  /** Server-side watch timeout; the server ends the watch cleanly after it. */
+  timeoutSeconds?: number;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Aborting ends the watch. */
+  signal?: AbortSignal;
+}
+
+interface Connection {
+  base: URL;
+  headers: Record<string, string>;
+  agent: http.Agent;
+}
+
+const USER_AGENT = 'node-address-ccm';
+
+export class KubeClient {
+  readonly #kc: KubeConfig;
+  readonly #readTimeoutMs: number;
+  readonly writeTimeoutMs: number;
+  readonly #userAgent: string;
+  readonly #fieldManager: string;
+  #gate: WriteGate | undefined;
+  #agent: http.Agent | undefined;
+
+  constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
+    this.#kc = checkConfig(kubeConfig, 'kubeconfig');
+    this.#readTimeoutMs = options.readTimeoutMs ?? 30_000;
+    this.writeTimeoutMs = options.writeTimeoutMs ?? 4_000;
+    for (const [field, v] of [['readTimeoutMs', this.#readTimeoutMs], ['writeTimeoutMs', this.writeTimeoutMs]] as const) {
+      if (!Number.isFinite(v) || v <= 0) throw new Error(`${field}: must be a positive number of ms, got ${v}`);
+    }
+    this.#gate = options.writeGate;
+    this.#userAgent = options.userAgent ?? USER_AGENT;
+    this.#fieldManager = options.fieldManager ?? USER_AGENT;
+  }
+
+  /** The API server URL. */
+  get server(): string {
+    return this.#kc.getCurrentCluster()?.server ?? '';
+  }
+
+  /** Installs (or removes) the fencing check run before every write. */
+  setWriteGate(gate: WriteGate | undefined): void {
+    this.#gate = gate;
+  }
+
+  /** Closes idle keep-alive connections. In-flight requests are not affected. */
+  close(): void {
+    this.#agent?.destroy();
+    this.#agent = undefined;
+  }
+
+  async #connection(): Promise<Connection> {
+    const opts: https.RequestOptions = { headers: {} };
+    // Re-applied per request: token files rotate and exec credentials expire.
+    await this.#kc.applyToHTTPSOptions(opts);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(opts.headers ?? {})) {
+      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+    }
+    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+    const cluster = this.#kc.getCurrentCluster();
+    const base = new URL(cluster?.server ?? '');
+    if (!this.#agent) {
+      if (cluster?.proxyUrl) {
+        this.#agent = opts.agent as http.Agent;
+      } else if (base.protocol === 'http:') {
+        this.#agent = new http.Agent({ keepAlive: true });
+      } else {
+        // client-node builds a fresh non-keep-alive agent per call; reuse one with keep-alive instead.
+        this.#agent = new https.Agent({
+          keepAlive: true,
+          ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase,
+          servername: opts.servername,
+          ...(opts.rejectUnauthorized !== undefined ? { rejectUnauthorized: opts.rejectUnauthorized } : {}),
+        });
+      }
+    }
+    return { base, headers, agent: this.#agent };
+  }
+
+  #url(base: URL, path: string, query: RequestOptions['query']): URL {
+    // Keep a path prefix in the server URL (e.g. a proxy at https://host/k8s).
+    const url = new URL(base.href.replace(/\/$/, '') + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url;
+  }
+
+  /** Sends one request and returns the parsed JSON body. Throws ApiError, TransportError or FencedError. */
+  async request<T>(req: RequestOptions): Promise<T> {
+    const isWrite = req.method !== 'GET';
+    let timeoutMs = req.timeoutMs ?? (isWrite ? this.writeTimeoutMs : this.#readTimeoutMs);
+    if (isWrite && this.#gate) {
+      const left = this.#gate();
+      if (typeof left === 'number') {
+        if (left <= 0) throw new FencedError(`${req.method} ${req.path}: write deadline passed`);
+        timeoutMs = Math.min(timeoutMs, left);
+      }
+    }
+    const query = isWrite && req.method !== 'DELETE' ? { fieldManager: this.#fieldManager, ...req.query } : req.query;
+    const { res, body } = await this.#send(req.method, req.path, query, req.body, req.contentType, timeoutMs, req.signal, false);
+    const text = body as string;
+    if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode > 299) {
+      throw apiErrorFromResponse(req.method, req.path, res.statusCode ?? 0, text, res.headers['retry-after'] as string | undefined);
+    }
+    if (text.trim() === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch (err) {
+      throw new TransportError({ kind: 'protocol', requestSent: true, method: req.method, path: req.path, cause: err, detail: 'response is not JSON' });
+    }
+  }
+
+  async #send(
+    method: string,
+    path: string,
+    query: RequestOptions['query'],
+    body: unknown,
+    contentType: string | undefined,
+    timeoutMs: number | undefined,
+    signal: AbortSignal | undefined,
+    stream: boolean,
+  ): Promise<{ res: http.IncomingMessage; body: string | undefined; cancel: () => void }> {
+    const conn = await this.#connection();
+    const url = this.#url(conn.base, path, query);
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const headers: Record<string, string> = { ...conn.headers, Accept: 'application/json', 'User-Agent': this.#userAgent };
+    if (payload) {
+      headers['Content-Type'] = contentType ?? 'application/json';
+      headers['Content-Length'] = String(payload.length);
+    }
+    const mod = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      let sent = false;
+      let settled = false;
+      let abortKind: TransportErrorKind | undefined;
+      const req = mod.request(url, { method, headers, agent: conn.agent });
+      const timer = timeoutMs !== undefined ? setTimeout(() => abort('timeout'), timeoutMs) : undefined;
+      const onAbort = () => abort('aborted');
+      const cleanup = () => {
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const fail = (kind: TransportErrorKind, cause: unknown, detail: string) => {
+        cleanup();
+        if (settled) return;
+        settled = true;
+        reject(new TransportError({ kind, requestSent: sent, method, path, cause, detail }));
+      };
+      function abort(kind: TransportErrorKind) {
+        abortKind ??= kind;
+        req.destroy(new Error(kind === 'timeout' ? `no answer within ${timeoutMs} ms` : 'cancelled'));
+      }
+      if (signal?.aborted) {
+        cleanup();
+        reject(new TransportError({ kind: 'aborted', requestSent: false, method, path, detail: 'cancelled before sending' }));
+        return;
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('finish', () => { sent = true; });
+      req.on('error', (err) => fail(abortKind ?? 'connection', err, abortKind ? err.message : `${(err as NodeJS.ErrnoException).code ?? ''} ${err.message}`.trim()));
+      req.on('response', (res) => {
+        const ok = res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode <= 299;
+        if (stream && ok) {
+          // The caller reads the stream; the timeout only covered getting the headers.
+          if (timer) clearTimeout(timer);
+          settled = true;
+          resolve({ res, body: undefined, cancel: () => { signal?.removeEventListener('abort', onAbort); req.destroy(); } });
+          return;
+        }
+        res.setEncoding('utf8');
+        let text = '';
+        res.on('data', (c: string) => { text += c; });
+        res.on('error', (err) => fail(abortKind ?? 'connection', err, `response cut: ${err.message}`));
+        res.on('end', () => {
+          cleanup();
+          if (settled) return;
+          settled = true;
+          resolve({ res, body: text, cancel: () => {} });
+        });
+      });
+      req.end(payload);
+    });
+  }
+
+  /**
+   * Opens a watch and yields its events until the server ends it, the signal aborts (returns
+   * quietly) or the connection breaks (throws TransportError). A non-2xx answer throws ApiError.
+   */
+  async *watch<T>(path: string, query: Record<string, string | number | boolean | undefined>, signal?: AbortSignal): AsyncGenerator<WatchEvent<T>> {
+    const { res, body, cancel } = await this.#send('GET', path, { ...query, watch: true }, undefined, undefined, this.#readTimeoutMs, signal, true);
+    if (body !== undefined) {
+      throw apiErrorFromResponse('GET', path, res.statusCode ?? 0, body, res.headers['retry-after'] as string | undefined);
+    }
+    res.setEncoding('utf8');
+    let buf = '';
+    try {
+      for await (const chunk of res as AsyncIterable<string>) {
+        buf += chunk;
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl).trim();
+          buf = buf.slice(nl + 1);
+          if (line === '') continue;
+          let ev: WatchEvent<T>;
+          try {
+            ev = JSON.parse(line) as WatchEvent<T>;
+          } catch (err) {
+            throw new TransportError({ kind: 'protocol', requestSent: true, method: 'GET', path, cause: err, detail: `bad watch line: ${line.slice(0, 200)}` });
+          }
+          yield ev;
+        }
+      }
+    } catch (err) {
+      if (signal?.aborted) return;
+      if (err instanceof TransportError) throw err;
+      throw new TransportError({ kind: 'connection', requestSent: true, method: 'GET', path, cause: err, detail: `watch stream broke: ${(err as Error).message}` });
+    } finally {
+      cancel();
+    }
+    if (buf.trim() !== '' && !signal?.aborted) {
+      throw new TransportError({ kind: 'protocol', requestSent: true, method: 'GET', path, detail: 'watch ended inside an event' });
+    }
+  }
+
+  // Typed resource helpers.
+
+  get<T extends KubeObject>(res: ResourceType, name: string, opts: CallOptions = {}): Promise<T> {
+    return this.request<T>({ method: 'GET', path: resourcePath(res, { namespace: opts.namespace, name }), signal: opts.signal, timeoutMs: opts.timeoutMs });
+  }
+
+  list<T extends KubeObject>(res: ResourceType, opts: ListOptions = {}): Promise<KubeList<T>> {
+    return this.request<KubeList<T>>({
+      method: 'GET',
+      path: resourcePath(res, { namespace: opts.namespace }),
+      query: { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.limit, continue: opts.continue, resourceVersion: opts.resourceVersion },
+      signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
+    });
+  }
+
+  /** Lists every page (limit/continue) and returns all items with the list's resourceVersion. */
+  async listAll<T extends KubeObject>(res: ResourceType, opts: Omit<ListOptions, 'continue'> & { pageSize?: number } = {}): Promise<{ items: T[]; resourceVersion: string }> {
+    const items: T[] = [];
+    let cont: string | undefined;
+    let rv = '';
+    do {
+      const page = await this.list<T>(res, { ...opts, limit: opts.pageSize ?? opts.limit ?? 500, continue: cont });
+      items.push(...(page.items ?? []));
+      rv = page.metadata?.resourceVersion ?? rv;
+      cont = page.metadata?.continue || undefined;
+    } while (cont);
+    return { items, resourceVersion: rv };
+  }
+
+  create<T extends KubeObject>(res: ResourceType, obj: T, opts: CallOptions = {}): Promise<T> {
+    return this.request<T>({ method: 'POST', path: resourcePath(res, { namespace: opts.namespace }), body: obj, signal: opts.signal, timeoutMs: opts.timeoutMs });
+  }
+
+  /** PUT; the object's metadata.resourceVersion makes it conditional (409 Conflict if stale). */
+  update<T extends KubeObject>(res: ResourceType, obj: T, opts: CallOptions & { subresource?: string } = {}): Promise<T> {
+    return this.request<T>({
+      method: 'PUT',
+      path: resourcePath(res, { namespace: opts.namespace, name: obj.metadata.name, subresource: opts.subresource }),
+      body: obj,
+      signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
+    });
+  }
+
+  patch<T extends KubeObject>(res: ResourceType, name: string, patch: unknown, type: PatchType, opts: CallOptions & { subresource?: string } = {}): Promise<T> {
+    return this.request<T>({
+      method: 'PATCH',
+      path: resourcePath(res, { namespace: opts.namespace, name, subresource: opts.subresource }),
+      body: patch,
+      contentType: PATCH_CONTENT_TYPES[type],
+      signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
+    });
+  }
+
+  /** DELETE, optionally only if the object still has this uid / resourceVersion. */
+  delete(res: ResourceType, name: string, opts: CallOptions & { preconditions?: { uid?: string; resourceVersion?: string } } = {}): Promise<unknown> {
+    return this.request<unknown>({
+      method: 'DELETE',
+      path: resourcePath(res, { namespace: opts.namespace, name }),
+      body: opts.preconditions ? { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: opts.preconditions } : undefined,
+      signal: opts.signal,
+      timeoutMs: opts.timeoutMs,
+    });
+  }
+
+  watchResource<T extends KubeObject>(res: ResourceType, opts: WatchOptions = {}): AsyncGenerator<WatchEvent<T>> {
+    return this.watch<T>(resourcePath(res, { namespace: opts.namespace }), {
+      resourceVersion: opts.resourceVersion,
+      allowWatchBookmarks: opts.allowWatchBookmarks ?? true,
+      timeoutSeconds: opts.timeoutSeconds,
+      labelSelector: opts.labelSelector,
+      fieldSelector: opts.fieldSelector,
+    }, opts.signal);
+  }
+}
+

@@ -1,0 +1,177 @@
+import { describe, it, expect, afterEach } from 'vitest';
+import { KubeClient, jsonPatchWithResourceVersion, kubeConfigFromFile, kubeConfigFromString } from '../../src/kube/client.js';
+import { ApiError, FencedError, TransportError, isGone, isNotFound, writeOutcome } from '../../src/kube/errors.js';
+import { NODES } from '../../src/kube/types.js';
+import { kubeconfigFor, sendJson, startScriptedServer, type Route } from './helpers.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+async function setup(route: Route, options: ConstructorParameters<typeof KubeClient>[1] = {}) {
+  const srv = await startScriptedServer(route);
+  const client = new KubeClient(kubeConfigFromString(kubeconfigFor(srv.url)), options);
+  cleanups.push(() => client.close(), srv.stop);
+  return { srv, client };
+}
+
+const node = (name: string, rv = '1') => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: rv } });
+
+describe('kubeconfig loading', () => {
+  it.each([
+    ['not yaml: [', 'cannot parse'],
+    ['apiVersion: v1\nclusters: []\ncontexts: []\nusers: []\ncurrent-context: nope\n', 'no cluster for current-context "nope"'],
+    [kubeconfigFor('ftp://x'), 'server must be http(s)'],
+  ])('rejects %j', (text, message) => {
+    expect(() => kubeConfigFromString(text)).toThrow(message);
+  });
+
+  it('names a missing file', () => {
+    expect(() => kubeConfigFromFile('/nonexistent/kubeconfig')).toThrow('--kubeconfig: file not found: /nonexistent/kubeconfig');
+  });
+});
+
+describe('KubeClient requests', () => {
+  it('authenticates through the kubeconfig and sends JSON', async () => {
+    const { srv, client } = await setup((_req, res) => sendJson(res, 200, node('n1')));
+    const got = await client.get(NODES, 'n1');
+    expect(got.metadata.name).toBe('n1');
+    expect(srv.requests[0]?.headers.authorization).toBe('Bearer secret-token');
+    expect(srv.requests[0]?.headers['user-agent']).toBe('node-address-ccm');
+    expect(srv.requests[0]?.url.pathname).toBe('/api/v1/nodes/n1');
+  });
+
+  it.each([
+    ['merge', 'application/merge-patch+json'],
+    ['json', 'application/json-patch+json'],
+    ['strategic', 'application/strategic-merge-patch+json'],
+  ] as const)('patch %s sets Content-Type %s and fieldManager', async (type, contentType) => {
+    const { srv, client } = await setup((_req, res) => sendJson(res, 200, node('n1', '2')));
+    const body = type === 'json' ? jsonPatchWithResourceVersion('1', [{ op: 'add', path: '/spec/podCIDR', value: '10.0.0.0/24' }]) : { status: { addresses: [] } };
+    await client.patch(NODES, 'n1', body, type, { subresource: type === 'merge' ? 'status' : undefined });
+    const req = srv.requests[0];
+    expect(req?.method).toBe('PATCH');
+    expect(req?.headers['content-type']).toBe(contentType);
+    expect(req?.url.searchParams.get('fieldManager')).toBe('node-address-ccm');
+    expect(JSON.parse(req?.body ?? '')).toEqual(body);
+    if (type === 'json') expect(JSON.parse(req?.body ?? '')[0]).toEqual({ op: 'test', path: '/metadata/resourceVersion', value: '1' });
+  });
+
+  it('turns a Status body into a typed ApiError', async () => {
+    const { client } = await setup((_req, res) =>
+      sendJson(res, 404, { kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404, message: 'nodes "x" not found' }));
+    const err = await client.get(NODES, 'x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(isNotFound(err)).toBe(true);
+    expect((err as ApiError).message).toContain('nodes "x" not found');
+  });
+
+  it('times out a write whose answer never comes, with outcome unknown', async () => {
+    const { client } = await setup(() => { /* never answers */ }, { writeTimeoutMs: 100 });
+    const err = await client.patch(NODES, 'n1', {}, 'merge').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).kind).toBe('timeout');
+    expect(writeOutcome(err)).toBe('unknown');
+  });
+
+  it('reports a refused connection as not applied', async () => {
+    const srv = await startScriptedServer(() => {});
+    const url = srv.url;
+    await srv.stop();
+    const client = new KubeClient(kubeConfigFromString(kubeconfigFor(url)));
+    cleanups.push(() => client.close());
+    const err = await client.patch(NODES, 'n1', {}, 'merge').catch((e: unknown) => e);
+    expect((err as TransportError).kind).toBe('connection');
+    expect(writeOutcome(err)).toBe('not-applied');
+  });
+
+  it('cancels on the caller signal', async () => {
+    const { client } = await setup(() => {});
+    const ac = new AbortController();
+    const p = client.get(NODES, 'n1', { signal: ac.signal }).catch((e: unknown) => e);
+    setTimeout(() => ac.abort(), 20);
+    expect((await p as TransportError).kind).toBe('aborted');
+  });
+
+  it('write gate: refuses writes before sending, lets reads through, caps the timeout', async () => {
+    let allowed = false;
+    let leftMs = 50;
+    const { srv, client } = await setup((req, res) => {
+      if (req.method === 'GET') sendJson(res, 200, node('n1'));
+      // writes hang so the capped timeout shows
+    }, {
+      writeTimeoutMs: 10_000,
+      writeGate: () => {
+        if (!allowed) throw new FencedError('not leading');
+        return leftMs;
+      },
+    });
+    const fenced = await client.patch(NODES, 'n1', {}, 'merge').catch((e: unknown) => e);
+    expect(fenced).toBeInstanceOf(FencedError);
+    expect(writeOutcome(fenced)).toBe('not-applied');
+    expect(srv.requests).toHaveLength(0);
+    await client.get(NODES, 'n1');
+    allowed = true;
+    const started = Date.now();
+    const capped = await client.patch(NODES, 'n1', {}, 'merge').catch((e: unknown) => e);
+    expect((capped as TransportError).kind).toBe('timeout');
+    expect(Date.now() - started).toBeLessThan(5000);
+    leftMs = 0;
+    expect(await client.patch(NODES, 'n1', {}, 'merge').catch((e: unknown) => e)).toBeInstanceOf(FencedError);
+  });
+
+  it('listAll follows continue tokens', async () => {
+    const { srv, client } = await setup((req, res) => {
+      const cont = req.url.searchParams.get('continue');
+      if (!cont) sendJson(res, 200, { metadata: { resourceVersion: '10', continue: 'p2' }, items: [node('a'), node('b')] });
+      else sendJson(res, 200, { metadata: { resourceVersion: '10' }, items: [node('c')] });
+    });
+    const all = await client.listAll(NODES, { pageSize: 2 });
+    expect(all.items.map((n) => n.metadata.name)).toEqual(['a', 'b', 'c']);
+    expect(all.resourceVersion).toBe('10');
+    expect(srv.requests.map((r) => [r.url.searchParams.get('limit'), r.url.searchParams.get('continue')])).toEqual([['2', null], ['2', 'p2']]);
+  });
+});
+
+describe('KubeClient.watch', () => {
+  it('yields events split across chunks and asks for bookmarks', async () => {
+    const { srv, client } = await setup((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      const text = [
+        JSON.stringify({ type: 'ADDED', object: node('a', '11') }),
+        JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '12' } } }),
+        JSON.stringify({ type: 'DELETED', object: node('a', '13') }),
+      ].join('\n') + '\n';
+      res.write(text.slice(0, 30));
+      setTimeout(() => res.end(text.slice(30)), 20);
+    });
+    const events = [];
+    for await (const ev of client.watchResource(NODES, { resourceVersion: '10' })) events.push([ev.type, ev.object.metadata.resourceVersion]);
+    expect(events).toEqual([['ADDED', '11'], ['BOOKMARK', '12'], ['DELETED', '13']]);
+    const q = srv.requests[0]?.url.searchParams;
+    expect([q?.get('watch'), q?.get('allowWatchBookmarks'), q?.get('resourceVersion')]).toEqual(['true', 'true', '10']);
+  });
+
+  it('throws a Gone ApiError for HTTP 410', async () => {
+    const { client } = await setup((_req, res) => sendJson(res, 410, { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' }));
+    const err = await (async () => {
+      for await (const _ of client.watchResource(NODES, { resourceVersion: '1' })) { /* none */ }
+    })().catch((e: unknown) => e);
+    expect(isGone(err)).toBe(true);
+  });
+
+  it('ends quietly when the signal aborts', async () => {
+    const { client } = await setup((_req, res) => {
+      res.writeHead(200);
+      res.write(JSON.stringify({ type: 'ADDED', object: node('a') }) + '\n');
+    });
+    const ac = new AbortController();
+    const seen: string[] = [];
+    for await (const ev of client.watchResource(NODES, { signal: ac.signal })) {
+      seen.push(ev.object.metadata.name);
+      ac.abort();
+    }
+    expect(seen).toEqual(['a']);
+  });
+});
