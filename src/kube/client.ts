@@ -6,7 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { existsSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ApiError, FencedError, TransportError, apiErrorFromResponse, type TransportErrorKind } from './errors.js';
+import { FencedError, TransportError, apiErrorFromResponse, type TransportErrorKind } from './errors.js';
 import { resourcePath, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from './types.js';
 
 function checkConfig(kc: KubeConfig, source: string): KubeConfig {
