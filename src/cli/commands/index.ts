@@ -1,6 +1,8 @@
 // One line per subcommand; each file exports a `register(program)` function.
 import type { Command } from 'commander';
+import { register as registerExplain } from './explain.js';
 
 export function registerCommands(_program: Command): void {
   // Subcommands register here.
+  registerExplain(_program);
 }
