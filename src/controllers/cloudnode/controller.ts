@@ -1,0 +1,306 @@
+// The cloud node controller: a thin loop around plan.ts. Tainted nodes are initialised (batched
+// metadata round, address replacement, one guarded metadata/spec patch that also carries the pod
+// CIDRs and removes the taint); initialised nodes get the beta → GA label copy and, every
+// --node-status-update-frequency, a batched address refresh.
+import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef } from '../../../providers/types.js';
+import { realClock, type Clock, type ClockTimer } from '../../kube/clock.js';
+import { isConflict, isInvalid, isNotFound } from '../../kube/errors.js';
+import { runBatchWorkers, WorkQueue, type BatchResult, type WorkerPool } from '../../kube/workqueue.js';
+import type { Registry } from 'prom-client';
+import { silentLogger, type Logger } from '../../log.js';
+import { betaToGALabelUpdates } from '../labels.js';
+import { cloudNodeMetrics, type CloudNodeMetrics } from '../metrics.js';
+import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../node.js';
+import type { PodCIDRClaims } from '../nodeipam/claims.js';
+import type { NodeCache, NodeEventSink, NodeWriter } from '../seams.js';
+import {
+  addressesPatch, EventReason, initializationPatch, planAddressRefresh, planInitialization, SYNCED_MESSAGE,
+} from './plan.js';
+
+export const CLOUD_NODE_QUEUE = 'cloud-node';
+
+export interface CloudNodeControllerOptions {
+  nodes: NodeCache;
+  writer: NodeWriter;
+  provider: CloudProvider;
+  events: NodeEventSink;
+  /** Present when --allocate-node-cidrs is on: pod CIDRs go out with the initialising write. */
+  claims?: PodCIDRClaims;
+  /** The CloudDualStackNodeIPs gate. */
+  allowDualStack: boolean;
+  /** --concurrent-node-syncs */
+  workers: number;
+  /** --node-status-update-frequency, in ms. */
+  statusUpdateFrequencyMs: number;
+  /** Most nodes served by one provider call (default 500). */
+  maxBatch?: number;
+  /** Attempts of the guarded patch when the node changed meanwhile (default 5). */
+  conflictRetries?: number;
+  registry?: Registry;
+  logger?: Logger;
+  clock?: Clock;
+  /** Delay before a node waiting for the allocator is tried again (default 200 ms). */
+  notReadyRetryMs?: number;
+}
+
+type SyncOutcome = { ok: true; requeueAfterMs?: number } | { ok: false; error: unknown };
+
+class RetryLater extends Error {
+  override name = 'RetryLater';
+}
+
+export class CloudNodeController {
+  readonly queue: WorkQueue<string>;
+  readonly #o: Required<Pick<CloudNodeControllerOptions, 'maxBatch' | 'conflictRetries' | 'notReadyRetryMs'>> & CloudNodeControllerOptions;
+  readonly #log: Logger;
+  readonly #clock: Clock;
+  readonly #metrics: CloudNodeMetrics | undefined;
+  #pool: WorkerPool | undefined;
+  #resyncTimer: ClockTimer | undefined;
+  #resyncRunning: Promise<void> | undefined;
+  #stopped = false;
+  readonly #abort = new AbortController();
+
+  constructor(options: CloudNodeControllerOptions) {
+    if (!Number.isInteger(options.workers) || options.workers < 1) {
+      throw new Error(`--concurrent-node-syncs: must be an integer >= 1, got ${options.workers}`);
+    }
+    if (!(options.statusUpdateFrequencyMs > 0)) {
+      throw new Error(`--node-status-update-frequency: must be positive, got ${options.statusUpdateFrequencyMs}ms`);
+    }
+    this.#o = { maxBatch: 500, conflictRetries: 5, notReadyRetryMs: 200, ...options };
+    this.#log = (options.logger ?? silentLogger).child({ controller: 'cloud-node' });
+    this.#clock = options.clock ?? realClock;
+    this.#metrics = options.registry ? cloudNodeMetrics(options.registry) : undefined;
+    this.queue = new WorkQueue<string>({ name: CLOUD_NODE_QUEUE, clock: this.#clock, registry: options.registry });
+  }
+
+  /** Workers still running (for /livez). */
+  aliveWorkers(): number {
+    return this.#pool?.alive() ?? 0;
+  }
+
+  start(): void {
+    this.#o.nodes.addHandlers({
+      add: (node) => this.#maybeEnqueue(node),
+      update: (_old, node) => this.#maybeEnqueue(node),
+    });
+    this.#pool = runBatchWorkers(this.queue, this.#o.workers, this.#o.maxBatch, (names) => this.#syncBatch(names), { logger: this.#log });
+    this.#scheduleResync();
+  }
+
+  /** Stops taking work; in-flight syncs finish (their writes are bounded by the write timeout). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#resyncTimer?.cancel();
+    this.#abort.abort();
+    await this.queue.shutDown({ drain: true });
+    await this.#pool?.finished;
+    await this.#resyncRunning;
+  }
+
+  #maybeEnqueue(node: NodeObject): void {
+    if (hasUninitializedTaint(node) || Object.keys(betaToGALabelUpdates(node)).length > 0) this.queue.add(node.metadata.name);
+  }
+
+  // ---- initialisation and label copy ----
+
+  async #syncBatch(names: string[]): Promise<BatchResult<string>> {
+    const failed = new Map<string, unknown>();
+    const results = new Map<string, { requeueAfterMs?: number }>();
+    const tainted: NodeObject[] = [];
+    for (const name of names) {
+      const node = this.#o.nodes.get(name);
+      if (!node) continue;
+      if (hasUninitializedTaint(node)) {
+        tainted.push(node);
+        continue;
+      }
+      const labels = betaToGALabelUpdates(node);
+      if (Object.keys(labels).length === 0) continue;
+      try {
+        await this.#o.writer.patch(name, { metadata: { labels } });
+        this.#metrics?.nodeWrites.inc({ kind: 'labels', result: 'success' });
+        this.#log.info({ node: name, labels }, 'copied beta topology labels to their GA names');
+      } catch (error) {
+        this.#metrics?.nodeWrites.inc({ kind: 'labels', result: 'error' });
+        failed.set(name, error);
+      }
+    }
+    if (tainted.length === 0) return { failed };
+
+    const answers = await this.#metadata(tainted);
+    await Promise.all(tainted.map(async (node) => {
+      const name = node.metadata.name;
+      const outcome = await this.#initialize(node, answers.get(name));
+      if (outcome.ok) {
+        if (outcome.requeueAfterMs !== undefined) results.set(name, { requeueAfterMs: outcome.requeueAfterMs });
+      } else {
+        failed.set(name, outcome.error);
+      }
+    }));
+    return { failed, results };
+  }
+
+  async #metadata(nodes: readonly NodeObject[]): Promise<Map<string, InstanceResult<InstanceMetadata>>> {
+    const refs: NodeRef[] = nodes.map((n) => {
+      const ref: NodeRef = { name: n.metadata.name };
+      if (n.spec?.providerID) ref.providerID = n.spec.providerID;
+      if (n.metadata.labels) ref.labels = n.metadata.labels;
+      return ref;
+    });
+    const provider = this.#o.provider.name;
+    const started = this.#clock.now();
+    try {
+      const answers = await this.#o.provider.instancesMetadata(refs, this.#abort.signal);
+      const partial = [...answers.values()].some((a) => a.kind === 'error');
+      this.#metrics?.cloudCalls.inc({ provider, operation: 'instancesMetadata', result: partial ? 'partial' : 'success' });
+      return answers;
+    } catch (error) {
+      this.#metrics?.cloudCalls.inc({ provider, operation: 'instancesMetadata', result: 'error' });
+      const err = error instanceof Error ? error : new Error(String(error));
+      return new Map(refs.map((r) => [r.name, { kind: 'error', error: err, retryable: true } as const]));
+    } finally {
+      this.#metrics?.cloudCallDuration.observe({ provider, operation: 'instancesMetadata' }, (this.#clock.now() - started) / 1000);
+    }
+  }
+
+  async #initialize(node: NodeObject, answer: InstanceResult<InstanceMetadata> | undefined): Promise<SyncOutcome> {
+    const name = node.metadata.name;
+    if (!answer || answer.kind === 'error') {
+      const detail = answer?.kind === 'error' ? answer.error.message : 'the provider gave no answer for this node';
+      const message = `failed to get instance metadata from cloud provider ${this.#o.provider.name}: ${detail}`;
+      this.#o.events.emit(node, 'Warning', EventReason.CloudError, message);
+      this.#log.warn({ node: name, reason: EventReason.CloudError, err: detail }, 'cloud provider could not answer; retrying with backoff');
+      return { ok: false, error: new RetryLater(message) };
+    }
+    if (answer.kind === 'notFound') {
+      const message = `instance not found by cloud provider ${this.#o.provider.name}${answer.reason ? `: ${answer.reason}` : ''}; node stays tainted`;
+      this.#o.events.emit(node, 'Warning', EventReason.InstanceNotFound, message);
+      this.#log.warn({ node: name, reason: EventReason.InstanceNotFound }, message);
+      return { ok: false, error: new RetryLater(message) };
+    }
+    const metadata = answer.value;
+    let current = node;
+    let statusWritten = false;
+    for (let attempt = 0; ; attempt++) {
+      const plan = planInitialization(current, metadata, this.#o.allowDualStack);
+      if (plan.kind === 'blocked') {
+        this.#o.events.emit(current, 'Warning', plan.reason, plan.message);
+        this.#log.warn({ node: name, reason: plan.reason }, plan.message);
+        return { ok: false, error: new RetryLater(plan.message) };
+      }
+      for (const s of plan.skippedLabels) this.#log.info({ node: name, label: s.key, reason: s.reason }, 'cloud label not applied');
+      try {
+        // (1) Addresses first, so the node is never schedulable without them.
+        if (plan.addresses && !statusWritten) {
+          statusWritten = true;
+          current = await this.#o.writer.patchStatus(name, addressesPatch(plan.addresses));
+          this.#metrics?.nodeWrites.inc({ kind: 'status', result: 'success' });
+          // The status write moved the resourceVersion: plan the second write on what it returned.
+          continue;
+        }
+        // (2) Pod CIDRs against the labels the node will have after this write.
+        let podCIDRs: string[] | undefined;
+        if (this.#o.claims && nodePodCIDRs(current).length === 0) {
+          const claim = this.#o.claims.claim({ name, labels: plan.labelsAfter });
+          if (claim.kind === 'notReady') return { ok: true, requeueAfterMs: this.#o.notReadyRetryMs };
+          if (claim.kind === 'claimed') podCIDRs = claim.podCIDRs;
+          else this.#log.info({ node: name, reason: 'CIDRNotAvailable' }, `initialising without pod CIDRs: ${claim.reason}`);
+        }
+        // (3) One guarded patch: providerID, labels, pod CIDRs, taint removal.
+        await this.#o.writer.patch(name, initializationPatch(current, plan, podCIDRs));
+        this.#metrics?.nodeWrites.inc({ kind: 'initialize', result: 'success' });
+      } catch (error) {
+        const retriable = (isConflict(error) || isInvalid(error)) && attempt < this.#o.conflictRetries;
+        this.#metrics?.nodeWrites.inc({ kind: 'initialize', result: isConflict(error) || isInvalid(error) ? 'conflict' : 'error' });
+        if (isNotFound(error)) return { ok: true };
+        if (!retriable) {
+          this.#o.events.emit(current, 'Warning', EventReason.UpdateFailed, `failed to initialise node: ${(error as Error).message}`);
+          return { ok: false, error };
+        }
+        // The node changed since it was read: read it again and re-plan; never a lost update.
+        try {
+          current = await this.#o.writer.get(name);
+        } catch (readError) {
+          if (isNotFound(readError)) return { ok: true };
+          return { ok: false, error: readError };
+        }
+        if (!hasUninitializedTaint(current)) return { ok: true };
+        continue;
+      }
+      this.#recordInitialized(current);
+      this.#o.events.emit(current, 'Normal', EventReason.Synced, SYNCED_MESSAGE);
+      this.#log.info({ node: name, providerID: plan.providerID ?? current.spec?.providerID }, 'node initialised');
+      return { ok: true };
+    }
+  }
+
+  #recordInitialized(node: NodeObject): void {
+    if (!this.#metrics) return;
+    const created = Date.parse(node.metadata.creationTimestamp ?? '');
+    if (!Number.isFinite(created)) return;
+    const seconds = Math.max(0, (this.#clock.now() - created) / 1000);
+    this.#metrics.taintRemovalDelay.observe(seconds);
+    this.#metrics.initialNodeSyncDelay.observe(seconds);
+  }
+
+  // ---- periodic address refresh ----
+
+  #scheduleResync(): void {
+    if (this.#stopped) return;
+    this.#resyncTimer = this.#clock.setTimer(() => {
+      this.#resyncRunning = this.resyncAddresses()
+        .then(() => undefined)
+        .catch((err: unknown) => this.#log.error({ err }, 'address refresh failed'))
+        .finally(() => {
+          this.#resyncRunning = undefined;
+          this.#scheduleResync();
+        });
+    }, this.#o.statusUpdateFrequencyMs);
+  }
+
+  /**
+   * One batched metadata round for every initialised node; replaces addresses that changed, warns
+   * about annotations that can no longer be satisfied, never re-taints. Returns what it did.
+   */
+  async resyncAddresses(): Promise<{ nodes: number; updated: number; warned: number; failed: number }> {
+    const nodes = this.#o.nodes.list().filter((n) => !hasUninitializedTaint(n));
+    const stats = { nodes: nodes.length, updated: 0, warned: 0, failed: 0 };
+    for (let i = 0; i < nodes.length && !this.#stopped; i += this.#o.maxBatch) {
+      const chunk = nodes.slice(i, i + this.#o.maxBatch);
+      const answers = await this.#metadata(chunk);
+      // Writes are bounded by --concurrent-node-syncs, like the initialising workers.
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < chunk.length && !this.#stopped) {
+          const node = chunk[next++] as NodeObject;
+          const name = node.metadata.name;
+          const answer = answers.get(name);
+          if (!answer || answer.kind !== 'found') {
+            if (answer?.kind === 'error') this.#log.warn({ node: name, reason: EventReason.CloudError, err: answer.error.message }, 'address refresh skipped');
+            continue;
+          }
+          const plan = planAddressRefresh(node, answer.value, this.#o.allowDualStack);
+          if (plan.kind === 'warn') {
+            stats.warned++;
+            this.#o.events.emit(node, 'Warning', plan.reason, plan.message);
+            this.#log.warn({ node: name, reason: plan.reason }, plan.message);
+          } else if (plan.kind === 'replace') {
+            try {
+              await this.#o.writer.patchStatus(name, addressesPatch(plan.addresses));
+              this.#metrics?.nodeWrites.inc({ kind: 'status', result: 'success' });
+              stats.updated++;
+            } catch (err) {
+              this.#metrics?.nodeWrites.inc({ kind: 'status', result: 'error' });
+              stats.failed++;
+              this.#log.warn({ node: name, err }, 'failed to update node addresses');
+            }
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(this.#o.workers, chunk.length) }, worker));
+    }
+    return stats;
+  }
+}

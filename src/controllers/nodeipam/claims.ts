@@ -1,0 +1,28 @@
+// The one interface between the two loops that share the pod-CIDR allocator. The node IPAM loop
+// owns the allocator (one in-process instance, so no block is handed out twice); the cloud node
+// controller only claims a node's pod CIDRs through this, so they go out in the same write that
+// removes the uninitialized taint.
+
+/** What the cloud node controller knows about the node it initialises. */
+export interface PodCIDRClaimRequest {
+  name: string;
+  /** The labels the node will have after the initialising write (pools select by labels). */
+  labels: Record<string, string>;
+}
+
+export type PodCIDRClaimResult =
+  /** Blocks reserved for the node, canonical CIDR text in stack order. */
+  | { kind: 'claimed'; podCIDRs: string[]; pool: string }
+  /** No free block: write without pod CIDRs; the IPAM loop reports CIDRNotAvailable and retries. */
+  | { kind: 'unavailable'; reason: string }
+  /** The allocator is not loaded yet (leadership fence, initial re-list): try the node again soon. */
+  | { kind: 'notReady' };
+
+export interface PodCIDRClaims {
+  /**
+   * Reserves blocks for a node that has none. Repeating the claim for the same node name returns
+   * the same blocks until the node is seen with them (confirmed) or deleted (released), so a
+   * retried write never takes a second block.
+   */
+  claim(request: PodCIDRClaimRequest): PodCIDRClaimResult;
+}

@@ -1,0 +1,34 @@
+// The narrow interfaces the controllers depend on, so the loops stay thin and testable: a node
+// cache fed by a supervised watch, an event sink, and node writes. The manager adapts the runtime
+// (src/kube) to these.
+import type { NodeObject } from './node.js';
+
+export interface NodeHandlers {
+  add?(node: NodeObject): void;
+  update?(oldNode: NodeObject, node: NodeObject): void;
+  delete?(node: NodeObject): void;
+}
+
+/** A read-only view of the nodes, kept current by a list+watch. */
+export interface NodeCache {
+  get(name: string): NodeObject | undefined;
+  list(): NodeObject[];
+  /** Registers handlers; objects already in the cache are replayed as adds. */
+  addHandlers(handlers: NodeHandlers): void;
+}
+
+export type EventType = 'Normal' | 'Warning';
+
+/** Records events about nodes; repeats are aggregated by the implementation. Never throws. */
+export interface NodeEventSink {
+  emit(node: NodeObject, type: EventType, reason: string, message: string): void;
+}
+
+/** The node writes the controllers make. */
+export interface NodeWriter {
+  get(name: string): Promise<NodeObject>;
+  /** JSON merge patch of node/status. */
+  patchStatus(name: string, patch: unknown): Promise<NodeObject>;
+  /** JSON merge patch of the node (metadata and spec). */
+  patch(name: string, patch: unknown): Promise<NodeObject>;
+}

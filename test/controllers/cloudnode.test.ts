@@ -1,0 +1,167 @@
+// The cloud node controller loop over an in-memory store (integration through the API double is
+// in cloudnode.integration.test.ts).
+import { afterEach, describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
+import { FakeCloudProvider } from '../../providers/fake/fake.js';
+import { CloudNodeController } from '../../src/controllers/cloudnode/controller.js';
+import { hasUninitializedTaint } from '../../src/controllers/node.js';
+import type { PodCIDRClaims } from '../../src/controllers/nodeipam/claims.js';
+import { ip, KEP_DUAL_STACK, makeNode } from './builders.js';
+import { MemoryEvents, MemoryNodes, until } from './memory-nodes.js';
+
+let controllers: CloudNodeController[] = [];
+afterEach(async () => {
+  await Promise.all(controllers.map((c) => c.stop()));
+  controllers = [];
+});
+
+function setup(o: { claims?: PodCIDRClaims; allowDualStack?: boolean; workers?: number } = {}) {
+  const store = new MemoryNodes();
+  const events = new MemoryEvents();
+  const cloud = new FakeCloudProvider();
+  const registry = new Registry();
+  const controller = new CloudNodeController({
+    nodes: store, writer: store.writer(), provider: cloud, events, allowDualStack: o.allowDualStack ?? true,
+    workers: o.workers ?? 2, statusUpdateFrequencyMs: 3_600_000, registry, ...(o.claims ? { claims: o.claims } : {}),
+  });
+  controllers.push(controller);
+  return { store, events, cloud, controller, registry };
+}
+
+const initialised = (store: MemoryNodes, name: string) => () => {
+  const n = store.nodes.get(name);
+  return n !== undefined && !hasUninitializedTaint(n);
+};
+
+describe('CloudNodeController', () => {
+  it('initialises a tainted node with two writes (status, then one guarded patch) and one Synced event', async () => {
+    const { store, events, cloud, controller, registry } = setup();
+    cloud.setInstance('n1', { addresses: KEP_DUAL_STACK, zone: 'z1', region: 'r1', instanceType: 't1' });
+    store.put(makeNode({ name: 'n1', nodeIP: '1.2.3.4,abcd::1234' }));
+    controller.start();
+    await until(initialised(store, 'n1'));
+    const node = store.nodes.get('n1')!;
+    expect(node.status?.addresses).toEqual([ip('1.2.3.4'), ip('abcd::1234'), ip('n1', 'Hostname')]);
+    expect(node.spec?.providerID).toBe('fake://n1');
+    expect(node.metadata.labels).toMatchObject({ 'topology.kubernetes.io/zone': 'z1', 'node.kubernetes.io/instance-type': 't1' });
+    expect(store.writes.map((w) => w.kind)).toEqual(['status', 'patch']);
+    expect(events.events).toEqual([{ node: 'n1', type: 'Normal', reason: 'Synced', message: 'Node synced successfully' }]);
+    const metrics = await registry.getMetricsAsJSON();
+    expect(metrics.map((m) => m.name)).toContain('node_controller_cloud_provider_taint_removal_delay_seconds');
+  });
+
+  it('batches the nodes waiting in the queue into one provider call', async () => {
+    const { store, cloud, controller } = setup({ workers: 1 });
+    for (let i = 0; i < 20; i++) {
+      cloud.setInstance(`n${i}`, { addresses: [ip(`10.0.0.${i + 1}`)] });
+      store.put(makeNode({ name: `n${i}` }));
+    }
+    controller.start();
+    await until(() => [...store.nodes.values()].every((n) => !hasUninitializedTaint(n)));
+    expect(cloud.callCount('instancesMetadata')).toBe(1);
+    expect(cloud.nodesPerCall('instancesMetadata')).toEqual([20]);
+  });
+
+  it('leaves a node tainted with a Warning naming the reason when its IP is not in the cloud, and retries', async () => {
+    const { store, events, cloud, controller } = setup();
+    cloud.setInstance('n1', { addresses: [ip('1.2.3.4')] });
+    store.put(makeNode({ name: 'n1', nodeIP: '9.10.11.12' }));
+    controller.start();
+    await until(() => cloud.lookupsOf('n1') >= 3, 5000, 'retries');
+    expect(hasUninitializedTaint(store.nodes.get('n1')!)).toBe(true);
+    expect(store.writes).toEqual([]);
+    expect(events.for('n1')[0]).toMatchObject({ type: 'Warning', reason: 'ProvidedNodeIPInvalid' });
+    expect(events.for('n1')[0]!.message).toContain('9.10.11.12');
+    // Fixing the cloud lets the retry succeed.
+    cloud.updateInstance('n1', { addresses: [ip('1.2.3.4'), ip('9.10.11.12')] });
+    await until(initialised(store, 'n1'), 5000, 'initialisation after the fix');
+    expect(store.nodes.get('n1')!.status?.addresses).toEqual([ip('9.10.11.12'), ip('n1', 'Hostname')]);
+  });
+
+  it('notFound and provider errors: no write, a Warning, retry later', async () => {
+    const { store, events, cloud, controller } = setup();
+    cloud.setInstance('err', { addresses: [ip('1.1.1.1')] }).failNode('err', 'quota exceeded', 2);
+    store.put(makeNode({ name: 'gone' }));
+    store.put(makeNode({ name: 'err' }));
+    controller.start();
+    await until(initialised(store, 'err'), 5000, 'err initialised after two failures');
+    expect(events.for('err').map((e) => e.reason)).toEqual(['CloudProviderError', 'CloudProviderError', 'Synced']);
+    expect(events.for('err')[0]!.message).toContain('quota exceeded');
+    await until(() => events.for('gone').length >= 2);
+    expect(events.for('gone')[0]).toMatchObject({ type: 'Warning', reason: 'InstanceNotFound' });
+    expect(store.writes.filter((w) => w.name === 'gone')).toEqual([]);
+  });
+
+  it('a concurrent change (409) during initialisation is re-read and re-planned, never lost', async () => {
+    const { store, cloud, controller } = setup();
+    cloud.setInstance('n1', { addresses: [ip('1.2.3.4')] });
+    store.put(makeNode({ name: 'n1' }));
+    let injected = false;
+    store.beforeWrite = (w) => {
+      if (w.kind === 'patch' && !injected) {
+        injected = true;
+        // Someone adds a taint between our read and our guarded write.
+        const n = structuredClone(store.nodes.get('n1')!);
+        n.spec!.taints = [...(n.spec!.taints ?? []), { key: 'example.com/maintenance', effect: 'NoSchedule' }];
+        store.put(n);
+      }
+    };
+    controller.start();
+    await until(initialised(store, 'n1'));
+    expect(store.nodes.get('n1')!.spec?.taints).toEqual([{ key: 'example.com/maintenance', effect: 'NoSchedule' }]);
+  });
+
+  it('puts the claimed pod CIDRs in the write that removes the taint, chosen against the new labels', async () => {
+    const requests: Array<{ name: string; labels: Record<string, string> }> = [];
+    const claims: PodCIDRClaims = {
+      claim: (r) => {
+        requests.push(r);
+        return { kind: 'claimed', podCIDRs: ['10.244.1.0/24'], pool: 'flags' };
+      },
+    };
+    const { store, cloud, controller } = setup({ claims });
+    cloud.setInstance('n1', { addresses: [ip('1.2.3.4')], zone: 'z1' });
+    store.put(makeNode({ name: 'n1' }));
+    controller.start();
+    await until(initialised(store, 'n1'));
+    expect(store.nodes.get('n1')!.spec).toMatchObject({ podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24'] });
+    expect(requests[0]!.labels['topology.kubernetes.io/zone']).toBe('z1');
+    expect(store.writes.filter((w) => w.kind === 'patch')).toHaveLength(1);
+  });
+
+  it('with no free block the node is still initialised, without pod CIDRs', async () => {
+    const claims: PodCIDRClaims = { claim: () => ({ kind: 'unavailable', reason: 'no free /24 in 10.244.0.0/30' }) };
+    const { store, cloud, controller } = setup({ claims });
+    cloud.setInstance('n1', { addresses: [ip('1.2.3.4')] });
+    store.put(makeNode({ name: 'n1' }));
+    controller.start();
+    await until(initialised(store, 'n1'));
+    expect(store.nodes.get('n1')!.spec?.podCIDRs).toBeUndefined();
+  });
+
+  it('copies beta labels to GA on initialised nodes and does not call the cloud for them', async () => {
+    const { store, cloud, controller } = setup();
+    store.put(makeNode({ name: 'old', tainted: false, labels: { 'failure-domain.beta.kubernetes.io/zone': 'z9' } }));
+    controller.start();
+    await until(() => store.nodes.get('old')!.metadata.labels?.['topology.kubernetes.io/zone'] === 'z9');
+    expect(cloud.callCount()).toBe(0);
+  });
+
+  it('address refresh: one batched round, replaces changed addresses, warns on an unsatisfiable annotation, never re-taints', async () => {
+    const { store, events, cloud, controller } = setup();
+    cloud.setInstance('a', { addresses: [ip('1.1.1.1'), ip('1.1.1.2')] });
+    cloud.setInstance('b', { addresses: [ip('2.2.2.2')] });
+    cloud.setInstance('c', { addresses: [ip('3.3.3.3')] });
+    store.put(makeNode({ name: 'a', tainted: false, addresses: [ip('1.1.1.1')] }));
+    store.put(makeNode({ name: 'b', tainted: false, nodeIP: '2.2.2.9', addresses: [ip('2.2.2.9')] }));
+    store.put(makeNode({ name: 'c', tainted: false, addresses: [ip('3.3.3.3'), ip('c', 'Hostname')] }));
+    const stats = await controller.resyncAddresses();
+    expect(stats).toEqual({ nodes: 3, updated: 1, warned: 1, failed: 0 });
+    expect(cloud.nodesPerCall('instancesMetadata')).toEqual([3]);
+    expect(store.nodes.get('a')!.status?.addresses).toEqual([ip('1.1.1.1'), ip('1.1.1.2')]);
+    expect(store.nodes.get('b')!.status?.addresses).toEqual([ip('2.2.2.9')]);
+    expect(hasUninitializedTaint(store.nodes.get('b')!)).toBe(false);
+    expect(events.for('b')).toMatchObject([{ type: 'Warning', reason: 'ProvidedNodeIPInvalid' }]);
+    expect(store.writes.map((w) => w.name)).toEqual(['a']);
+  });
+});
