@@ -216,7 +216,7 @@ export function staticTokenAuthClient(token = 'emulator-token') {
     async getRequestHeaders(): Promise<Headers> {
       return new Headers({ authorization: `Bearer ${token}` });
     },
-    async fetch(url: string | URL, init: RequestInit & { headers?: HeadersInit } = {}): Promise<Response> {
+    async fetch(url: string | URL, init: RequestInit = {}): Promise<Response> {
       const headers = new Headers(init.headers);
       headers.set('authorization', `Bearer ${token}`);
       return fetch(url, { method: init.method, body: init.body, signal: init.signal, headers });
