@@ -1,5 +1,6 @@
 // Importing this module registers every built-in adapter with the provider registry.
 import './static/index.js';
 import './fake/index.js';
+import './aws/index.js';
 
 export { createProvider, knownProviders, registerProvider } from './registry.js';

@@ -1,0 +1,74 @@
+// Which Kubernetes providerIDs and node names identify an EC2 instance. The accepted providerID
+// forms are the ones cloud-provider-aws accepts: `aws:///<zone>/<id>`, `aws:////<id>` and a bare
+// `<id>`, where the last path segment must start with `i-`. Unlike cloud-provider-aws we reject a
+// non-empty host (`aws://account/...`): nothing we emit has one, and accepting it silently would
+// hide a providerID written for some other system.
+
+export class AWSProviderIDError extends Error {
+  constructor(readonly providerID: string, reason: string) {
+    super(`providerID ${JSON.stringify(providerID)}: ${reason} (expected aws:///<zone>/i-..., aws:////i-... or i-...)`);
+    this.name = 'AWSProviderIDError';
+  }
+}
+
+export interface AWSProviderID {
+  instanceID: string;
+  /** The zone segment when the providerID had one. */
+  zone?: string;
+}
+
+const INSTANCE_ID = /^i-[^/]*$/;
+// EC2 instance IDs as the API issues them: 8 (old) or 17 (current) lower-case hex digits.
+const STRICT_INSTANCE_ID = /^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
+
+function decodePath(path: string, providerID: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    throw new AWSProviderIDError(providerID, 'invalid percent-encoding');
+  }
+}
+
+/** Parses a providerID; throws AWSProviderIDError naming the value when it is not an AWS one. */
+export function parseAWSProviderID(providerID: string): AWSProviderID {
+  if (typeof providerID !== 'string' || providerID === '') throw new AWSProviderIDError(String(providerID), 'empty');
+  // Control characters make Go's URL parser fail; treat them the same way.
+  if ([...providerID].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) throw new AWSProviderIDError(providerID, 'contains control characters');
+  let rest: string;
+  if (providerID.startsWith('aws://')) {
+    rest = providerID.slice('aws://'.length);
+    const slash = rest.indexOf('/');
+    const host = slash < 0 ? rest : rest.slice(0, slash);
+    if (host !== '') throw new AWSProviderIDError(providerID, `unexpected host "${host}"`);
+    rest = slash < 0 ? '' : rest.slice(slash);
+  } else {
+    // A bare value is read as the path of an empty-host URL, as cloud-provider-aws does.
+    rest = `/${providerID}`;
+  }
+  // Query and fragment are not part of the path.
+  rest = rest.replace(/[?#].*$/s, '');
+  const tokens = decodePath(rest, providerID).replace(/^\/+|\/+$/g, '').split('/');
+  let id: string;
+  let zone: string | undefined;
+  if (tokens.length === 1) id = tokens[0]!;
+  else if (tokens.length === 2) {
+    zone = tokens[0] || undefined;
+    id = tokens[1]!;
+  } else throw new AWSProviderIDError(providerID, `expected at most two path segments, found ${tokens.length}`);
+  if (!INSTANCE_ID.test(id)) throw new AWSProviderIDError(providerID, `"${id}" is not an instance ID (must start with "i-")`);
+  return zone === undefined ? { instanceID: id } : { instanceID: id, zone };
+}
+
+/** The providerID we report for an instance. */
+export function formatAWSProviderID(zone: string | undefined, instanceID: string): string {
+  return `aws:///${zone ?? ''}/${instanceID}`;
+}
+
+/**
+ * The instance ID a node name stands for, if any: resource-name hostnames look like
+ * `i-0123456789abcdef0` or `i-0123456789abcdef0.eu-west-1.compute.internal`.
+ */
+export function instanceIDFromNodeName(nodeName: string): string | undefined {
+  const first = nodeName.split('.', 1)[0]!;
+  return STRICT_INSTANCE_ID.test(first) ? first : undefined;
+}

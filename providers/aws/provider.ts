@@ -1,0 +1,333 @@
+// `--cloud-provider aws`: node metadata from EC2 DescribeInstances, batched. A resync of thousands
+// of nodes costs one call per 500 instance IDs (or per 150 private DNS names), and one bad ID in a
+// batch never costs the other nodes their answers.
+import { DescribeInstancesCommand, EC2Client, type DescribeInstancesCommandInput, type Filter, type Instance } from '@aws-sdk/client-ec2';
+import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderLogger } from '../types.js';
+import { found, notFound, retryableError } from '../types.js';
+import { awsNodeAddresses, type AWSIPFamily } from './addresses.js';
+import { BackoffGate, sharedEC2Gate } from './backoff.js';
+import type { AWSCloudConfig } from './config.js';
+import { formatAWSProviderID, instanceIDFromNodeName, parseAWSProviderID } from './provider-id.js';
+
+/** EC2 accepts up to 1000 IDs per call; 500 keeps responses (and failures) moderate. */
+export const INSTANCE_ID_BATCH = 500;
+/** EC2 allows at most 200 values per filter; stay well below. */
+export const DNS_NAME_BATCH = 150;
+const FILTER_PAGE_SIZE = 1000;
+/** Every state except terminated: a stopped node still owns its name. */
+const ALIVE_STATES = ['pending', 'running', 'shutting-down', 'stopping', 'stopped'];
+
+export interface AWSProviderOptions {
+  config?: Partial<AWSCloudConfig>;
+  /** A ready client (tests, or callers that build their own). Otherwise one is created. */
+  client?: EC2Client;
+  /** Endpoint override; without it the SDK also honours AWS_ENDPOINT_URL_EC2 / AWS_ENDPOINT_URL. */
+  endpoint?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** SDK attempts per request (adaptive retry mode). Default 3. */
+  maxAttempts?: number;
+  /** Our own retries of a throttled request, paced by the gate. Default 5. */
+  throttleRetries?: number;
+  /** Throttle gate; default the process-wide one. */
+  gate?: BackoffGate;
+  /** Concurrent DescribeInstances calls per round. Default 4. */
+  concurrency?: number;
+  logger?: ProviderLogger;
+}
+
+type Lookup = { kind: 'instance'; instance: Instance } | { kind: 'notFound'; reason: string } | { kind: 'error'; error: Error };
+
+const noopLogger: ProviderLogger = { info() {}, warn() {}, error() {}, debug() {} };
+
+function errorCode(err: unknown): string {
+  const e = err as { name?: string; Code?: string; code?: string };
+  return e?.Code ?? e?.name ?? e?.code ?? '';
+}
+
+function isThrottle(err: unknown): boolean {
+  const code = errorCode(err);
+  return code === 'RequestLimitExceeded' || code === 'Throttling' || code === 'ThrottlingException';
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The IDs from `candidates` that an EC2 error message names (quoted or in a comma list). */
+export function idsNamedInMessage(message: string, candidates: readonly string[]): string[] {
+  return candidates.filter((id) => new RegExp(`(^|[\\s'",:])${escapeRegExp(id)}($|[\\s'",.)])`).test(message));
+}
+
+function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+async function forEachLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  });
+  await Promise.all(workers);
+}
+
+function hasClusterTag(instance: Instance, clusterID: string): boolean {
+  return (instance.Tags ?? []).some((t) => t.Key === `kubernetes.io/cluster/${clusterID}` || (t.Key === 'KubernetesCluster' && t.Value === clusterID));
+}
+
+function buildClient(options: AWSProviderOptions, region: string | undefined): EC2Client {
+  return new EC2Client({
+    ...(region ? { region } : {}),
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+    retryMode: 'adaptive',
+    maxAttempts: options.maxAttempts ?? 3,
+  });
+}
+
+export class AWSCloudProvider implements CloudProvider {
+  readonly name = 'aws';
+  /** DescribeInstances requests sent (each page counts), for metrics and tests. */
+  apiCalls = 0;
+  readonly region: string | undefined;
+  readonly clusterID: string | undefined;
+  readonly nodeIPFamilies: AWSIPFamily[];
+  private readonly client: EC2Client;
+  private readonly ownsClient: boolean;
+  private readonly gate: BackoffGate;
+  private readonly throttleRetries: number;
+  private readonly concurrency: number;
+  private readonly logger: ProviderLogger;
+
+  constructor(options: AWSProviderOptions & { region?: string } = {}, ownsClient = !options.client) {
+    const config = options.config ?? {};
+    this.nodeIPFamilies = [...(config.nodeIPFamilies ?? ['ipv4'])];
+    this.clusterID = config.clusterID;
+    this.region = options.region ?? config.region;
+    this.gate = options.gate ?? sharedEC2Gate;
+    this.throttleRetries = options.throttleRetries ?? 5;
+    this.concurrency = Math.max(1, options.concurrency ?? 4);
+    this.logger = options.logger ?? noopLogger;
+    this.ownsClient = ownsClient;
+    this.client = options.client ?? buildClient(options, this.region);
+  }
+
+  /** Builds a provider and settles the region (config, then the SDK's default chain). */
+  static async create(options: AWSProviderOptions = {}): Promise<AWSCloudProvider> {
+    const client = options.client ?? buildClient(options, options.config?.region);
+    let region = options.config?.region;
+    if (!region) {
+      region = await client.config.region().catch(() => undefined);
+    }
+    if (!region) {
+      if (!options.client) client.destroy();
+      throw new Error('aws: no region: set [Global] Region in --cloud-config, or AWS_REGION');
+    }
+    return new AWSCloudProvider({ ...options, client, region }, !options.client);
+  }
+
+  async instancesMetadata(nodes: readonly NodeRef[], signal?: AbortSignal): Promise<Map<string, InstanceResult<InstanceMetadata>>> {
+    const lookups = await this.lookup(nodes, signal);
+    const out = new Map<string, InstanceResult<InstanceMetadata>>();
+    for (const n of nodes) {
+      const l = lookups.get(n.name)!;
+      if (l.kind !== 'instance') {
+        out.set(n.name, l.kind === 'notFound' ? notFound(l.reason) : retryableError(l.error));
+        continue;
+      }
+      try {
+        out.set(n.name, found(this.metadata(l.instance)));
+      } catch (err) {
+        out.set(n.name, retryableError(err));
+      }
+    }
+    return out;
+  }
+
+  async instancesExist(nodes: readonly NodeRef[], signal?: AbortSignal): Promise<Map<string, InstanceResult<boolean>>> {
+    const lookups = await this.lookup(nodes, signal);
+    const out = new Map<string, InstanceResult<boolean>>();
+    for (const n of nodes) {
+      const l = lookups.get(n.name)!;
+      out.set(n.name, l.kind === 'error' ? retryableError(l.error) : found(l.kind === 'instance'));
+    }
+    return out;
+  }
+
+  async instancesShutdown(nodes: readonly NodeRef[], signal?: AbortSignal): Promise<Map<string, InstanceResult<boolean>>> {
+    const lookups = await this.lookup(nodes, signal);
+    const out = new Map<string, InstanceResult<boolean>>();
+    for (const n of nodes) {
+      const l = lookups.get(n.name)!;
+      if (l.kind === 'instance') out.set(n.name, found(l.instance.State?.Name === 'stopped'));
+      else out.set(n.name, l.kind === 'notFound' ? notFound(l.reason) : retryableError(l.error));
+    }
+    return out;
+  }
+
+  close(): void {
+    if (this.ownsClient) this.client.destroy();
+  }
+
+  private metadata(instance: Instance): InstanceMetadata {
+    const zone = instance.Placement?.AvailabilityZone || undefined;
+    const meta: InstanceMetadata = {
+      providerID: formatAWSProviderID(zone, instance.InstanceId!),
+      addresses: awsNodeAddresses(instance, { nodeIPFamilies: this.nodeIPFamilies }),
+    };
+    if (instance.InstanceType) meta.instanceType = instance.InstanceType;
+    if (zone) meta.zone = zone;
+    if (this.region) meta.region = this.region;
+    return meta;
+  }
+
+  /** One answer per node name: the live instance, notFound, or an error. */
+  private async lookup(nodes: readonly NodeRef[], signal?: AbortSignal): Promise<Map<string, Lookup>> {
+    const byID = new Map<string, string[]>();
+    const byDNS = new Map<string, string[]>();
+    const out = new Map<string, Lookup>();
+    const add = (m: Map<string, string[]>, key: string, node: string): void => {
+      const list = m.get(key);
+      if (list) list.push(node);
+      else m.set(key, [node]);
+    };
+    for (const n of nodes) {
+      if (n.providerID) {
+        try {
+          add(byID, parseAWSProviderID(n.providerID).instanceID, n.name);
+        } catch (err) {
+          // Not ours to judge as gone: another controller may have set it. Report and retry later.
+          out.set(n.name, { kind: 'error', error: err as Error });
+        }
+        continue;
+      }
+      const id = instanceIDFromNodeName(n.name);
+      if (id) add(byID, id, n.name);
+      else add(byDNS, n.name, n.name);
+    }
+    const [ids, names] = await Promise.all([this.describeByIDs([...byID.keys()], signal), this.describeByDNSNames([...byDNS.keys()], signal)]);
+    for (const [id, nodeNames] of byID) for (const n of nodeNames) out.set(n, ids.get(id)!);
+    for (const [dns, nodeNames] of byDNS) for (const n of nodeNames) out.set(n, names.get(dns)!);
+    return out;
+  }
+
+  private async describeByIDs(ids: string[], signal?: AbortSignal): Promise<Map<string, Lookup>> {
+    const out = new Map<string, Lookup>();
+    await forEachLimit(chunk(ids, INSTANCE_ID_BATCH), this.concurrency, (c) => this.describeIDChunk(c, out, signal));
+    return out;
+  }
+
+  private async describeIDChunk(ids: string[], out: Map<string, Lookup>, signal?: AbortSignal): Promise<void> {
+    let pending = ids;
+    while (pending.length > 0) {
+      let instances: Instance[];
+      try {
+        instances = await this.describeAll({ InstanceIds: pending }, signal);
+      } catch (err) {
+        const code = errorCode(err);
+        if (code !== 'InvalidInstanceID.NotFound' && code !== 'InvalidInstanceID.Malformed') {
+          for (const id of pending) out.set(id, { kind: 'error', error: err as Error });
+          return;
+        }
+        const message = (err as Error).message ?? '';
+        let bad = idsNamedInMessage(message, pending);
+        if (bad.length === 0 && pending.length === 1) bad = pending;
+        if (bad.length === 0) {
+          // The message named no ID we sent: split the batch so the bad ID is isolated.
+          const half = Math.ceil(pending.length / 2);
+          await this.describeIDChunk(pending.slice(0, half), out, signal);
+          await this.describeIDChunk(pending.slice(half), out, signal);
+          return;
+        }
+        for (const id of bad) {
+          out.set(
+            id,
+            code === 'InvalidInstanceID.NotFound'
+              ? { kind: 'notFound', reason: `EC2 instance ${id} does not exist` }
+              : { kind: 'error', error: new Error(`EC2 rejected instance ID ${JSON.stringify(id)} as malformed: ${message}`) },
+          );
+        }
+        this.logger.debug({ code, ids: bad }, 'DescribeInstances: retrying batch without the IDs EC2 rejected');
+        const badSet = new Set(bad);
+        pending = pending.filter((id) => !badSet.has(id));
+        continue;
+      }
+      const seen = new Map(instances.map((i) => [i.InstanceId!, i]));
+      for (const id of pending) {
+        const i = seen.get(id);
+        if (!i) out.set(id, { kind: 'notFound', reason: `EC2 instance ${id} does not exist` });
+        else if (i.State?.Name === 'terminated') out.set(id, { kind: 'notFound', reason: `EC2 instance ${id} is terminated` });
+        else out.set(id, { kind: 'instance', instance: i });
+      }
+      return;
+    }
+  }
+
+  private async describeByDNSNames(names: string[], signal?: AbortSignal): Promise<Map<string, Lookup>> {
+    const out = new Map<string, Lookup>();
+    await forEachLimit(chunk(names, DNS_NAME_BATCH), this.concurrency, async (c) => {
+      const filters: Filter[] = [
+        { Name: 'private-dns-name', Values: c },
+        { Name: 'instance-state-name', Values: ALIVE_STATES },
+      ];
+      let instances: Instance[];
+      try {
+        instances = await this.describeAll({ Filters: filters, MaxResults: FILTER_PAGE_SIZE }, signal);
+      } catch (err) {
+        for (const n of c) out.set(n, { kind: 'error', error: err as Error });
+        return;
+      }
+      const matches = new Map<string, Instance[]>();
+      for (const i of instances) {
+        if (i.State?.Name === 'terminated') continue;
+        // Other clusters may share the VPC; only instances tagged for ours count.
+        if (this.clusterID && !hasClusterTag(i, this.clusterID)) continue;
+        const list = matches.get(i.PrivateDnsName ?? '');
+        if (list) list.push(i);
+        else matches.set(i.PrivateDnsName ?? '', [i]);
+      }
+      for (const n of c) {
+        const m = matches.get(n) ?? [];
+        if (m.length === 1) out.set(n, { kind: 'instance', instance: m[0]! });
+        else if (m.length === 0) {
+          const scope = this.clusterID ? ` tagged for cluster ${this.clusterID}` : '';
+          out.set(n, { kind: 'notFound', reason: `no EC2 instance${scope} has private DNS name ${n}` });
+        } else {
+          const ids = m.map((i) => i.InstanceId).join(', ');
+          out.set(n, { kind: 'error', error: new Error(`several EC2 instances have private DNS name ${n}: ${ids}`) });
+        }
+      }
+    });
+    return out;
+  }
+
+  /** All pages of one DescribeInstances query. */
+  private async describeAll(input: DescribeInstancesCommandInput, signal?: AbortSignal): Promise<Instance[]> {
+    const instances: Instance[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.send({ ...input, ...(token ? { NextToken: token } : {}) }, signal);
+      for (const r of page.Reservations ?? []) instances.push(...(r.Instances ?? []));
+      token = page.NextToken || undefined;
+    } while (token);
+    return instances;
+  }
+
+  private async send(input: DescribeInstancesCommandInput, signal?: AbortSignal) {
+    for (let attempt = 0; ; attempt++) {
+      await this.gate.wait(signal);
+      try {
+        this.apiCalls++;
+        const out = await this.client.send(new DescribeInstancesCommand(input), { abortSignal: signal });
+        this.gate.succeeded();
+        return out;
+      } catch (err) {
+        if (!isThrottle(err)) throw err;
+        this.gate.throttled();
+        if (attempt >= this.throttleRetries || signal?.aborted) throw err;
+        this.logger.debug({ attempt: attempt + 1, delayMs: this.gate.currentDelayMs }, 'DescribeInstances throttled; backing off');
+      }
+    }
+  }
+}
