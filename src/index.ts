@@ -3,3 +3,4 @@ export * from './nodeip/index.js';
 export { FakeCloudProvider, type FakeCall, type FakeInstanceInput, type FakeMethod } from '../providers/fake/fake.js';
 export { parseStaticCloudConfig, StaticCloudProvider, StaticConfigError, type StaticCloudConfig } from '../providers/static/index.js';
 export * from './featuregates/index.js';
+export { awsNodeAddresses, parseAWSProviderID, parseAWSCloudConfig, AWSCloudProvider, type AWSIPFamily, type AWSProviderID } from '../providers/aws/index.js';
