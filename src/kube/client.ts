@@ -267,6 +267,10 @@ export class KubeClient {
       let sent = false;
       let settled = false;
       let abortKind: TransportErrorKind | undefined;
+      if (signal?.aborted) {
+        reject(new TransportError({ kind: 'aborted', requestSent: false, method, path, detail: 'cancelled before sending' }));
+        return;
+      }
       const req = mod.request(url, { method, headers, agent: conn.agent });
       const timer = timeoutMs !== undefined ? setTimeout(() => abort('timeout'), timeoutMs) : undefined;
       const onAbort = () => abort('aborted');
@@ -283,11 +287,6 @@ export class KubeClient {
       function abort(kind: TransportErrorKind) {
         abortKind ??= kind;
         req.destroy(new Error(kind === 'timeout' ? `no answer within ${timeoutMs} ms` : 'cancelled'));
-      }
-      if (signal?.aborted) {
-        cleanup();
-        reject(new TransportError({ kind: 'aborted', requestSent: false, method, path, detail: 'cancelled before sending' }));
-        return;
       }
       signal?.addEventListener('abort', onAbort, { once: true });
       req.on('finish', () => { sent = true; });

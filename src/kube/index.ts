@@ -6,3 +6,5 @@ export * from './workqueue.js';
 export * from './types.js';
 export * from './errors.js';
 export * from './client.js';
+export * from './emitter.js';
+export * from './watcher.js';

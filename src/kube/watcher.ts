@@ -1,0 +1,343 @@
+// A supervised list+watch (a "reflector" with its cache): lists in pages, watches from the list's
+// resourceVersion with bookmarks, keeps a cache by name, re-watches when a watch ends, relists on
+// 410 Gone and reports the differences as events, restarts with jittered backoff after errors, and
+// restarts a watch that went silent (no event, not even a bookmark) for too long.
+import { realClock, type Clock, type ClockTimer } from './clock.js';
+import type { KubeClient } from './client.js';
+import { TypedEmitter } from './emitter.js';
+import { ApiError, isGone } from './errors.js';
+import { Backoff, type BackoffOptions } from './ratelimit.js';
+import type { KubeObject, ResourceType, Status } from './types.js';
+import { silentLogger, type Logger } from '../log.js';
+
+export interface DeleteInfo {
+  /** The delete was inferred from a relist, so the object's final state is unknown. */
+  finalStateUnknown: boolean;
+}
+
+export interface WatcherEvents<T> {
+  add: [obj: T];
+  update: [obj: T, old: T];
+  delete: [obj: T, info: DeleteInfo];
+  /** A list finished and the cache matches it; `initial` for the first one. */
+  synced: [info: { initial: boolean; resourceVersion: string; count: number }];
+  /** A list or watch failed; the watcher retries after `retryInMs`. */
+  error: [err: unknown, info: { retryInMs: number }];
+  /** A relist starts (watch expired, forced, …). */
+  relist: [reason: string];
+}
+
+export interface WatcherOptions {
+  client: KubeClient;
+  resource: ResourceType;
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Page size of lists (default 500). */
+  pageSize?: number;
+  /** Restart a watch after this long without any event or bookmark (default 90 s). */
+  staleAfterMs?: number;
+  /** Server-side watch timeout in seconds; default random 300–600 so watches do not all end together. */
+  watchTimeoutSeconds?: number;
+  /** Restart backoff (default 800 ms → 30 s, ×2, 20 % jitter). */
+  backoff?: BackoffOptions;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export class WatcherStoppedError extends Error {
+  override name = 'WatcherStoppedError';
+}
+
+/** The watch went silent for longer than staleAfterMs. */
+export class StaleWatchError extends Error {
+  override name = 'StaleWatchError';
+}
+
+function keyOf(obj: KubeObject): string {
+  return obj.metadata.namespace ? `${obj.metadata.namespace}/${obj.metadata.name}` : obj.metadata.name;
+}
+
+export class Watcher<T extends KubeObject> {
+  readonly #opts: WatcherOptions;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #backoff: Backoff;
+  readonly #events: TypedEmitter<WatcherEvents<T>>;
+  readonly #cache = new Map<string, T>();
+  readonly #staleAfterMs: number;
+  #resourceVersion = '';
+  #needList = true;
+  #goneStreak = 0;
+  #relistReason = '';
+  #synced = false;
+  #stopped = false;
+  #started = false;
+  #watchAbort: AbortController | undefined;
+  #listAbort: AbortController | undefined;
+  #sleep: { timer: ClockTimer; wake: () => void } | undefined;
+  #loop: Promise<void> | undefined;
+  #resolveSynced!: () => void;
+  #rejectSynced!: (err: Error) => void;
+  #relistWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+  /** Resolves after the first successful list; rejects if stopped before. */
+  readonly synced: Promise<void>;
+
+  constructor(options: WatcherOptions) {
+    this.#opts = options;
+    this.#clock = options.clock ?? realClock;
+    this.#log = (options.logger ?? silentLogger).child({ watcher: options.resource.plural });
+    this.#backoff = new Backoff(options.backoff ?? { initialMs: 800, maxMs: 30_000 });
+    this.#staleAfterMs = options.staleAfterMs ?? 90_000;
+    if (!(this.#staleAfterMs > 0)) throw new Error(`staleAfterMs: must be > 0, got ${options.staleAfterMs}`);
+    if (options.pageSize !== undefined && !(Number.isInteger(options.pageSize) && options.pageSize > 0)) {
+      throw new Error(`pageSize: must be a positive integer, got ${options.pageSize}`);
+    }
+    this.#events = new TypedEmitter((event, err) => this.#log.error({ err, event }, 'watcher listener threw'));
+    this.synced = new Promise<void>((resolve, reject) => {
+      this.#resolveSynced = resolve;
+      this.#rejectSynced = reject;
+    });
+    // Callers that never await `synced` must not see an unhandled rejection on stop().
+    this.synced.catch(() => {});
+  }
+
+  on<K extends keyof WatcherEvents<T>>(event: K, listener: (...args: WatcherEvents<T>[K]) => void): () => void {
+    return this.#events.on(event, listener);
+  }
+
+  /** Starts listing and watching in the background. */
+  start(): this {
+    if (this.#started) throw new Error(`watcher ${this.#opts.resource.plural}: already started`);
+    this.#started = true;
+    this.#loop = this.#run();
+    return this;
+  }
+
+  /** Stops watching; the cache keeps its last contents. */
+  async stop(): Promise<void> {
+    if (this.#stopped) return this.#loop;
+    this.#stopped = true;
+    this.#watchAbort?.abort();
+    this.#listAbort?.abort();
+    this.#wake();
+    if (!this.#synced) this.#rejectSynced(new WatcherStoppedError(`watcher ${this.#opts.resource.plural}: stopped before first sync`));
+    for (const w of this.#relistWaiters.splice(0)) w.reject(new WatcherStoppedError('watcher stopped'));
+    await this.#loop;
+  }
+
+  hasSynced(): boolean {
+    return this.#synced;
+  }
+
+  /** The cached objects (a snapshot array; objects are shared, do not mutate). */
+  list(): T[] {
+    return [...this.#cache.values()];
+  }
+
+  /** A cached object by name (namespaced resources: also pass the namespace). */
+  get(name: string, namespace?: string): T | undefined {
+    return this.#cache.get(namespace ? `${namespace}/${name}` : name);
+  }
+
+  size(): number {
+    return this.#cache.size;
+  }
+
+  /** The resourceVersion the cache is current to. */
+  get resourceVersion(): string {
+    return this.#resourceVersion;
+  }
+
+  /**
+   * Lists again from the API server (a consistent read) and resolves once the cache matches it.
+   * A new leader uses this so decisions see every write made by the previous one.
+   */
+  relist(reason = 'requested'): Promise<void> {
+    if (this.#stopped) return Promise.reject(new WatcherStoppedError('watcher stopped'));
+    return new Promise<void>((resolve, reject) => {
+      this.#relistWaiters.push({ resolve, reject });
+      this.#scheduleRelist(reason);
+      this.#watchAbort?.abort();
+      this.#wake();
+    });
+  }
+
+  #scheduleRelist(reason: string): void {
+    this.#needList = true;
+    this.#relistReason = reason;
+  }
+
+  #wake(): void {
+    const s = this.#sleep;
+    this.#sleep = undefined;
+    s?.timer.cancel();
+    s?.wake();
+  }
+
+  #delay(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = this.#clock.setTimer(() => {
+        this.#sleep = undefined;
+        resolve();
+      }, ms);
+      this.#sleep = { timer, wake: resolve };
+    });
+  }
+
+  async #run(): Promise<void> {
+    while (!this.#stopped) {
+      try {
+        if (this.#needList) await this.#listAndReplace();
+        // A relist may have been requested while listing.
+        if (this.#stopped || this.#needList) continue;
+        const quick = await this.#watchOnce();
+        // A server that ends watches at once would otherwise make us spin.
+        if (quick && !this.#needList && !this.#stopped) await this.#delay(this.#backoff.next());
+      } catch (err) {
+        if (this.#stopped) break;
+        if (isGone(err)) {
+          this.#scheduleRelist('watch expired (410 Gone)');
+          this.#log.info({ resourceVersion: this.#resourceVersion }, 'watch expired, relisting');
+          // The first expiry relists at once; expiring again right after a relist means something is
+          // off (a lagging apiserver behind a load balancer), so slow down.
+          if (this.#goneStreak++ > 0) await this.#delay(this.#backoff.next());
+          continue;
+        }
+        const retryInMs = this.#backoff.next();
+        this.#log.warn({ err, retryInMs }, 'list/watch failed, retrying');
+        this.#events.emit('error', err, { retryInMs });
+        await this.#delay(retryInMs);
+      }
+    }
+  }
+
+  async #listAndReplace(): Promise<void> {
+    const initial = !this.#synced;
+    const waiters = this.#relistWaiters.splice(0);
+    if (!initial) this.#events.emit('relist', this.#relistReason || 'relist');
+    let result: { items: T[]; resourceVersion: string };
+    try {
+      const ac = new AbortController();
+      this.#listAbort = ac;
+      result = await this.#opts.client.listAll<T>(this.#opts.resource, {
+        namespace: this.#opts.namespace,
+        labelSelector: this.#opts.labelSelector,
+        fieldSelector: this.#opts.fieldSelector,
+        pageSize: this.#opts.pageSize ?? 500,
+        signal: ac.signal,
+      });
+    } catch (err) {
+      // Keep waiters for the retry.
+      this.#relistWaiters.unshift(...waiters);
+      throw err;
+    }
+    if (this.#stopped) return;
+    const fresh = new Map<string, T>();
+    for (const obj of result.items) fresh.set(keyOf(obj), obj);
+    const removed: T[] = [];
+    for (const [key, old] of this.#cache) if (!fresh.has(key)) removed.push(old);
+    for (const old of removed) {
+      this.#cache.delete(keyOf(old));
+      this.#events.emit('delete', old, { finalStateUnknown: true });
+    }
+    for (const [key, obj] of fresh) {
+      const old = this.#cache.get(key);
+      this.#cache.set(key, obj);
+      if (!old) this.#events.emit('add', obj);
+      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.#events.emit('update', obj, old);
+    }
+    this.#resourceVersion = result.resourceVersion;
+    this.#needList = false;
+    this.#relistReason = '';
+    this.#backoff.reset();
+    this.#events.emit('synced', { initial, resourceVersion: result.resourceVersion, count: fresh.size });
+    if (initial) {
+      this.#synced = true;
+      this.#resolveSynced();
+    }
+    for (const w of waiters) w.resolve();
+  }
+
+  /** One watch; returns true when it ended quickly without delivering anything. */
+  async #watchOnce(): Promise<boolean> {
+    const ac = new AbortController();
+    this.#watchAbort = ac;
+    let stale = false;
+    let watchdog: ClockTimer | undefined;
+    const arm = () => {
+      watchdog?.cancel();
+      watchdog = this.#clock.setTimer(() => {
+        stale = true;
+        ac.abort();
+      }, this.#staleAfterMs);
+    };
+    const started = this.#clock.now();
+    let received = 0;
+    arm();
+    try {
+      const timeoutSeconds = this.#opts.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
+      for await (const ev of this.#opts.client.watchResource<T>(this.#opts.resource, {
+        namespace: this.#opts.namespace,
+        labelSelector: this.#opts.labelSelector,
+        fieldSelector: this.#opts.fieldSelector,
+        resourceVersion: this.#resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds,
+        signal: ac.signal,
+      })) {
+        arm();
+        if (ev.type !== 'ERROR') received++;
+        this.#apply(ev.type, ev.object);
+      }
+    } finally {
+      watchdog?.cancel();
+    }
+    if (stale && !this.#stopped && !this.#needList) {
+      throw new StaleWatchError(`watch on ${this.#opts.resource.plural} silent for ${this.#staleAfterMs} ms, restarting`);
+    }
+    if (received > 0) {
+      this.#backoff.reset();
+      this.#goneStreak = 0;
+    }
+    return received === 0 && this.#clock.now() - started < 1000;
+  }
+
+  #apply(type: string, obj: T): void {
+    switch (type) {
+      case 'ADDED':
+      case 'MODIFIED': {
+        const key = keyOf(obj);
+        const old = this.#cache.get(key);
+        this.#cache.set(key, obj);
+        this.#resourceVersion = obj.metadata.resourceVersion ?? this.#resourceVersion;
+        if (old) this.#events.emit('update', obj, old);
+        else this.#events.emit('add', obj);
+        return;
+      }
+      case 'DELETED': {
+        const key = keyOf(obj);
+        this.#cache.delete(key);
+        this.#resourceVersion = obj.metadata.resourceVersion ?? this.#resourceVersion;
+        this.#events.emit('delete', obj, { finalStateUnknown: false });
+        return;
+      }
+      case 'BOOKMARK':
+        this.#resourceVersion = obj.metadata?.resourceVersion ?? this.#resourceVersion;
+        return;
+      case 'ERROR': {
+        const status = obj as unknown as Status;
+        throw new ApiError({
+          code: status.code ?? 500,
+          reason: status.reason,
+          message: status.message ?? 'watch ERROR event',
+          status,
+          method: 'WATCH',
+          path: this.#opts.resource.plural,
+        });
+      }
+      default:
+        this.#log.warn({ type }, 'ignoring unknown watch event type');
+    }
+  }
+}
