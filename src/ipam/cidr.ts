@@ -1,0 +1,174 @@
+// CIDR parsing and formatting for the IPAM core. Parsing follows Go's net.ParseCIDR as the
+// API server applies it (netutils.ParseCIDRSloppy): host bits are masked off, and IPv4 octets
+// with leading zeros are read as decimal, so a value the API server stored is never refused.
+
+export type IPFamily = 4 | 6;
+
+export interface CIDR {
+  readonly family: IPFamily;
+  /** 32 or 128. */
+  readonly bits: number;
+  readonly prefix: number;
+  /** Network address with host bits cleared. */
+  readonly addr: bigint;
+  /** Canonical text, e.g. `10.10.0.0/24`, `fd00::/64`. */
+  readonly text: string;
+}
+
+export class CIDRParseError extends Error {
+  override name = 'CIDRParseError';
+  constructor(
+    readonly value: string,
+    readonly reason: string,
+  ) {
+    super(`invalid CIDR "${value}": ${reason}`);
+  }
+}
+
+function parseIPv4(s: string): number | undefined {
+  const parts = s.split('.');
+  if (parts.length !== 4) return undefined;
+  let v = 0;
+  for (const p of parts) {
+    if (!/^[0-9]{1,3}$/.test(p)) return undefined;
+    const n = Number(p);
+    if (n > 255) return undefined;
+    v = v * 256 + n;
+  }
+  return v;
+}
+
+function parseIPv6(s: string): bigint | undefined {
+  if (s.includes('%')) return undefined; // zones are not allowed in CIDRs
+  let head = s;
+  let v4tail: number | undefined;
+  const lastColon = s.lastIndexOf(':');
+  if (s.includes('.', lastColon)) {
+    v4tail = parseIPv4(s.slice(lastColon + 1));
+    if (v4tail === undefined) return undefined;
+    // Keep the colon so "::1.2.3.4" splits the same way as "::x:y".
+    head = s.slice(0, lastColon + 1) + '0:0';
+  }
+  const dbl = head.indexOf('::');
+  if (dbl !== -1 && head.indexOf('::', dbl + 1) !== -1) return undefined;
+  const toGroups = (part: string): string[] => (part === '' ? [] : part.split(':'));
+  let groups: string[];
+  if (dbl === -1) {
+    groups = toGroups(head);
+    if (groups.length !== 8) return undefined;
+  } else {
+    const left = toGroups(head.slice(0, dbl));
+    const right = toGroups(head.slice(dbl + 2));
+    const missing = 8 - left.length - right.length;
+    if (missing < 1) return undefined;
+    groups = [...left, ...new Array<string>(missing).fill('0'), ...right];
+  }
+  let v = 0n;
+  for (const g of groups) {
+    if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return undefined;
+    v = (v << 16n) | BigInt(parseInt(g, 16));
+  }
+  if (v4tail !== undefined) v = (v & ~0xffffffffn) | BigInt(v4tail);
+  return v;
+}
+
+/** Parses `addr/prefix`, masking host bits as Go's ParseCIDR does. Throws CIDRParseError. */
+export function parseCIDR(value: string): CIDR {
+  if (typeof value !== 'string') throw new CIDRParseError(String(value), 'not a string');
+  const slash = value.indexOf('/');
+  if (slash === -1) throw new CIDRParseError(value, 'missing "/prefix"');
+  const ipText = value.slice(0, slash);
+  const prefixText = value.slice(slash + 1);
+  const isV6 = ipText.includes(':');
+  const bits = isV6 ? 128 : 32;
+  if (!/^[0-9]{1,3}$/.test(prefixText) || Number(prefixText) > bits) {
+    throw new CIDRParseError(value, `prefix length must be 0..${bits}`);
+  }
+  const prefix = Number(prefixText);
+  let addr: bigint;
+  if (isV6) {
+    const a = parseIPv6(ipText);
+    if (a === undefined) throw new CIDRParseError(value, 'not an IPv6 address');
+    addr = a;
+  } else {
+    const a = parseIPv4(ipText);
+    if (a === undefined) throw new CIDRParseError(value, 'not an IPv4 address');
+    addr = BigInt(a);
+  }
+  addr &= prefixMask(bits, prefix);
+  const family: IPFamily = isV6 ? 6 : 4;
+  return { family, bits, prefix, addr, text: `${formatAddr(family, addr)}/${prefix}` };
+}
+
+export function prefixMask(bits: number, prefix: number): bigint {
+  const all = (1n << BigInt(bits)) - 1n;
+  return all ^ ((1n << BigInt(bits - prefix)) - 1n);
+}
+
+export function formatIPv4(v: number): string {
+  return `${Math.floor(v / 16777216) % 256}.${Math.floor(v / 65536) % 256}.${Math.floor(v / 256) % 256}.${v % 256}`;
+}
+
+/** RFC 5952 text from eight 16-bit groups: longest run of two or more zero groups becomes "::". */
+export function formatIPv6Groups(g: ArrayLike<number>): string {
+  let bestStart = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (g[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && g[j] === 0) j++;
+    if (j - i > bestLen) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  if (bestStart === -1) {
+    return `${g[0].toString(16)}:${g[1].toString(16)}:${g[2].toString(16)}:${g[3].toString(16)}:${g[4].toString(16)}:${g[5].toString(16)}:${g[6].toString(16)}:${g[7].toString(16)}`;
+  }
+  let s = '';
+  for (let i = 0; i < bestStart; i++) s += (i > 0 ? ':' : '') + g[i].toString(16);
+  s += '::';
+  for (let i = bestStart + bestLen; i < 8; i++) s += (i > bestStart + bestLen ? ':' : '') + g[i].toString(16);
+  return s;
+}
+
+export function formatAddr(family: IPFamily, addr: bigint): string {
+  if (family === 4) return formatIPv4(Number(addr));
+  const g = new Array<number>(8);
+  for (let i = 7; i >= 0; i--) {
+    g[i] = Number(addr & 0xffffn);
+    addr >>= 16n;
+  }
+  return formatIPv6Groups(g);
+}
+
+export function formatCIDR(family: IPFamily, addr: bigint, prefix: number): string {
+  return `${formatAddr(family, addr)}/${prefix}`;
+}
+
+/** Number of addresses in the CIDR. */
+export function cidrSize(c: CIDR): bigint {
+  return 1n << BigInt(c.bits - c.prefix);
+}
+
+/** True when `outer` contains every address of `inner`. */
+export function cidrContains(outer: CIDR, inner: CIDR): boolean {
+  return outer.family === inner.family && inner.prefix >= outer.prefix && (inner.addr & prefixMask(outer.bits, outer.prefix)) === outer.addr;
+}
+
+export function cidrsOverlap(a: CIDR, b: CIDR): boolean {
+  return cidrContains(a, b) || cidrContains(b, a);
+}
+
+/** Parses a comma-separated list (as flags carry them), skipping empty items. */
+export function parseCIDRList(value: string): CIDR[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+    .map(parseCIDR);
+}

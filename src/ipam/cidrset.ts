@@ -1,0 +1,289 @@
+// One range of pod CIDRs (Kubernetes' cidrset, extended per KEP-2647 to blocks of any size).
+//
+// The range is tracked in "units": single addresses, or for ranges larger than 2^52 addresses,
+// the 2^-52 slice of the range, so every offset is an exact JS number. Used units live in a
+// sparse BlockTree; excluded units (Service CIDRs) in a separate IntervalList so they can be
+// lifted without touching allocations.
+import { BlockTree } from './blocktree.js';
+import { CIDRParseError, formatAddr, formatIPv4, formatIPv6Groups, parseCIDR, type CIDR, type IPFamily } from './cidr.js';
+import { IntervalList } from './exclusions.js';
+
+/** Most node blocks per range: offsets must stay exact JS numbers. */
+export const MAX_BLOCK_BITS = 52;
+
+export class CIDRSetError extends Error {
+  override name = 'CIDRSetError';
+}
+
+interface Region {
+  start: number;
+  size: number;
+}
+
+export class CIDRSet {
+  readonly family: IPFamily;
+  readonly cidr: CIDR;
+  /** Canonical text of the range. */
+  readonly clusterCIDR: string;
+  readonly nodeMaskSize: number;
+
+  private readonly bits: number;
+  /** Prefix length of one unit. */
+  private readonly unitPrefix: number;
+  /** log2(addresses per unit). */
+  private readonly unitShift: number;
+  private readonly tree: BlockTree;
+  private readonly exclusions = new IntervalList();
+  /** Units per node-size block. */
+  private readonly nodeBlockUnits: number;
+  private cursor = 0;
+  /** Node-size blocks with at least one used address. */
+  private touched = 0;
+
+  private readonly baseV4: number;
+  private readonly baseGroups: number[];
+
+  constructor(clusterCIDR: string, nodeMaskSize: number) {
+    let c: CIDR;
+    try {
+      c = parseCIDR(clusterCIDR);
+    } catch (err) {
+      throw new CIDRSetError(`cluster CIDR ${(err as Error).message}`);
+    }
+    this.cidr = c;
+    this.family = c.family;
+    this.clusterCIDR = c.text;
+    this.bits = c.bits;
+    if (!Number.isInteger(nodeMaskSize) || nodeMaskSize < c.prefix || nodeMaskSize > c.bits) {
+      throw new CIDRSetError(`node mask size ${String(nodeMaskSize)} is invalid for range ${c.text}: must be an integer from ${c.prefix} to ${c.bits}`);
+    }
+    if (nodeMaskSize - c.prefix > MAX_BLOCK_BITS) {
+      throw new CIDRSetError(
+        `node mask size ${nodeMaskSize} is too large for range ${c.text}: at most 2^${MAX_BLOCK_BITS} blocks per range (mask size ≤ ${c.prefix + MAX_BLOCK_BITS})`,
+      );
+    }
+    this.nodeMaskSize = nodeMaskSize;
+    this.unitPrefix = Math.min(c.bits, c.prefix + MAX_BLOCK_BITS);
+    this.unitShift = c.bits - this.unitPrefix;
+    this.tree = new BlockTree(this.unitPrefix - c.prefix, this.unitPrefix - nodeMaskSize);
+    this.nodeBlockUnits = 2 ** (this.unitPrefix - nodeMaskSize);
+    this.baseV4 = c.family === 4 ? Number(c.addr) : 0;
+    this.baseGroups = [];
+    for (let i = 0; i < 8; i++) this.baseGroups.push(c.family === 6 ? Number((c.addr >> BigInt(112 - 16 * i)) & 0xffffn) : 0);
+  }
+
+  /** Number of node-size blocks in the range. */
+  get capacity(): bigint {
+    return 1n << BigInt(this.nodeMaskSize - this.cidr.prefix);
+  }
+
+  /** Node-size blocks holding at least one allocated address. */
+  get usedCount(): bigint {
+    return BigInt(this.touched);
+  }
+
+  /** Node-size blocks that hold no allocated address but overlap an exclusion. */
+  get excludedCount(): bigint {
+    return BigInt(this.excludedFreeBlocks());
+  }
+
+  /** Node-size blocks that could still be handed out: no allocated and no excluded address. */
+  get freeCount(): bigint {
+    return this.capacity - BigInt(this.touched) - BigInt(this.excludedFreeBlocks());
+  }
+
+  /**
+   * Hands out the first free block of `maskSize` (default: the node mask size) at or after the
+   * cursor, skipping exclusions, wrapping once. Returns its canonical CIDR text.
+   */
+  allocateNext(maskSize: number = this.nodeMaskSize): string {
+    const r = this.allocateRegion(maskSize);
+    return this.formatRegion(r.start, maskSize);
+  }
+
+  /** Like allocateNext, and also returns how many candidate blocks were examined. */
+  allocateNextWithTries(maskSize: number = this.nodeMaskSize): { cidr: string; tries: number } {
+    const r = this.allocateRegion(maskSize);
+    return { cidr: this.formatRegion(r.start, maskSize), tries: r.tries };
+  }
+
+  private allocateRegion(maskSize: number): { start: number; tries: number } {
+    if (!Number.isInteger(maskSize) || maskSize < this.cidr.prefix || maskSize > this.unitPrefix) {
+      throw new CIDRSetError(`mask size ${String(maskSize)} is invalid for range ${this.clusterCIDR}: must be an integer from ${this.cidr.prefix} to ${this.unitPrefix}`);
+    }
+    const size = 2 ** (this.unitPrefix - maskSize);
+    let tries = 0;
+    let start = -1;
+    for (let pass = 0; pass < 2 && start < 0; pass++) {
+      let from = pass === 0 ? this.cursor : 0;
+      if (pass === 1 && this.cursor === 0) break;
+      for (;;) {
+        const s = this.tree.findFree(from, size);
+        if (s < 0) break;
+        tries++;
+        const exEnd = this.exclusions.size === 0 ? -1 : this.exclusions.overlapEnd(s, s + size);
+        if (exEnd < 0) {
+          start = s;
+          break;
+        }
+        from = exEnd;
+      }
+    }
+    if (start < 0) throw new CIDRSetError(`range ${this.clusterCIDR} is full: no free /${maskSize} block`);
+    if (size >= this.nodeBlockUnits) {
+      // The region was entirely free, so each node block in it is newly touched.
+      this.tree.mark(start, size);
+      this.touched += size / this.nodeBlockUnits;
+    } else {
+      this.countTouched(start, size, () => this.tree.mark(start, size));
+    }
+    const next = start + size;
+    this.cursor = next >= this.tree.limit ? 0 : next;
+    return { start, tries };
+  }
+
+  /**
+   * Marks every address of `cidr` that lies inside the range as used. Returns true when any
+   * address was newly marked. Throws CIDRSetError when the CIDR is malformed or disjoint.
+   */
+  occupy(cidr: string): boolean {
+    const r = this.regionOf(cidr, 'occupy');
+    return this.countTouched(r.start, r.size, () => this.tree.mark(r.start, r.size));
+  }
+
+  /** Frees exactly the addresses of `cidr` (inside the range). Freeing free space is a no-op. */
+  release(cidr: string): void {
+    const c = this.parse(cidr);
+    // Finer than one unit (only in ranges over 2^52 addresses): the unit may hold other blocks.
+    if (c.prefix > this.unitPrefix) return;
+    const r = this.regionOf(cidr, 'release');
+    this.countTouched(r.start, r.size, () => this.tree.clear(r.start, r.size));
+  }
+
+  /** True when every address of `cidr` is used. False for a CIDR disjoint from the range. */
+  isAllocated(cidr: string): boolean {
+    const r = this.regionOrNull(this.parse(cidr));
+    return r !== null && this.tree.allUsed(r.start, r.size);
+  }
+
+  /** True when any address of `cidr` is used. */
+  overlapsAllocated(cidr: string): boolean {
+    const r = this.regionOrNull(this.parse(cidr));
+    return r !== null && this.tree.anyUsed(r.start, r.size);
+  }
+
+  /** True when `cidr` lies inside the range. */
+  contains(cidr: string): boolean {
+    const c = this.parse(cidr);
+    return c.family === this.family && c.prefix >= this.cidr.prefix && c.addr >> BigInt(this.bits - this.cidr.prefix) === this.cidr.addr >> BigInt(this.bits - this.cidr.prefix);
+  }
+
+  /** True when `cidr` shares at least one address with the range. */
+  overlaps(cidr: string): boolean {
+    return this.regionOrNull(this.parse(cidr)) !== null;
+  }
+
+  /** Excludes a CIDR from allocation (reference-counted by its text). Returns true when it overlaps allocated addresses. */
+  addExclusion(cidr: string): boolean {
+    const c = this.parse(cidr);
+    const r = this.regionOrNull(c);
+    if (r === null) return false;
+    this.exclusions.add(c.text, r.start, r.start + r.size);
+    return this.tree.anyUsed(r.start, r.size);
+  }
+
+  removeExclusion(cidr: string): void {
+    const c = this.parse(cidr);
+    if (this.regionOrNull(c) !== null) this.exclusions.remove(c.text);
+  }
+
+  /** True when `cidr` overlaps an exclusion. */
+  isExcluded(cidr: string): boolean {
+    const r = this.regionOrNull(this.parse(cidr));
+    return r !== null && this.exclusions.overlapEnd(r.start, r.start + r.size) >= 0;
+  }
+
+  // Runs `op` on a region and keeps the count of touched node blocks exact.
+  private countTouched(start: number, size: number, op: () => boolean): boolean {
+    const nb = this.nodeBlockUnits;
+    const lo = Math.floor(start / nb) * nb;
+    const hi = Math.max(lo + nb, start + size);
+    const before = this.tree.touchedBlocks(lo, hi, nb);
+    const changed = op();
+    if (changed) this.touched += this.tree.touchedBlocks(lo, hi, nb) - before;
+    return changed;
+  }
+
+  private excludedFreeBlocks(): number {
+    const { starts, ends } = this.exclusions;
+    const nb = this.nodeBlockUnits;
+    let n = 0;
+    let curLo = -1;
+    let curHi = -1;
+    const flush = () => {
+      if (curHi > curLo) n += (curHi - curLo) / nb - this.tree.touchedBlocks(curLo, curHi, nb);
+    };
+    for (let i = 0; i < starts.length; i++) {
+      const lo = Math.floor(starts[i] / nb) * nb;
+      const hi = Math.ceil(ends[i] / nb) * nb;
+      if (lo <= curHi) curHi = Math.max(curHi, hi);
+      else {
+        flush();
+        curLo = lo;
+        curHi = hi;
+      }
+    }
+    flush();
+    return n;
+  }
+
+  private parse(cidr: string): CIDR {
+    try {
+      return parseCIDR(cidr);
+    } catch (err) {
+      if (err instanceof CIDRParseError) throw new CIDRSetError(`${err.message} (range ${this.clusterCIDR})`);
+      throw err;
+    }
+  }
+
+  private regionOf(cidr: string, op: string): Region {
+    const c = this.parse(cidr);
+    const r = this.regionOrNull(c);
+    if (r === null) throw new CIDRSetError(`cannot ${op} ${c.text === cidr ? `"${cidr}"` : `"${cidr}" (${c.text})`}: it does not overlap range ${this.clusterCIDR}`);
+    return r;
+  }
+
+  /** The units of `c` inside the range; null when disjoint or of another family. */
+  private regionOrNull(c: CIDR): Region | null {
+    if (c.family !== this.family) return null;
+    const rp = this.cidr.prefix;
+    if (c.prefix <= rp) {
+      // c contains the range, or is disjoint from it.
+      const shift = BigInt(this.bits - c.prefix);
+      return this.cidr.addr >> shift === c.addr >> shift ? { start: 0, size: this.tree.limit } : null;
+    }
+    const rshift = BigInt(this.bits - rp);
+    if (c.addr >> rshift !== this.cidr.addr >> rshift) return null;
+    const start = Number((c.addr - this.cidr.addr) >> BigInt(this.unitShift));
+    // Finer than a unit: the whole unit stands for it (rounding outwards never double-allocates).
+    const size = c.prefix >= this.unitPrefix ? 1 : 2 ** (this.unitPrefix - c.prefix);
+    return { start, size };
+  }
+
+  private formatRegion(start: number, maskSize: number): string {
+    if (this.family === 4) return `${formatIPv4(this.baseV4 + start)}/${maskSize}`;
+    const g = this.baseGroups.slice();
+    const shift = this.unitShift;
+    for (let i = 0; i < 8; i++) {
+      const sh = 112 - 16 * i - shift;
+      const part = sh >= 0 ? Math.floor(start / 2 ** sh) % 65536 : (start * 2 ** -sh) % 65536;
+      g[i] += part;
+    }
+    return `${formatIPv6Groups(g)}/${maskSize}`;
+  }
+
+  /** Canonical text of a CIDR from its address (for callers holding bigint addresses). */
+  static format(family: IPFamily, addr: bigint, prefix: number): string {
+    return `${formatAddr(family, addr)}/${prefix}`;
+  }
+}
