@@ -4,3 +4,4 @@ export { FakeCloudProvider, type FakeCall, type FakeInstanceInput, type FakeMeth
 export { parseStaticCloudConfig, StaticCloudProvider, StaticConfigError, type StaticCloudConfig } from '../providers/static/index.js';
 export * from './featuregates/index.js';
 export { awsNodeAddresses, parseAWSProviderID, parseAWSCloudConfig, AWSCloudProvider, type AWSIPFamily, type AWSProviderID } from '../providers/aws/index.js';
+export * from './ipam/index.js';
