@@ -59,6 +59,11 @@ export class CloudNodeController {
   #resyncTimer: ClockTimer | undefined;
   #resyncRunning: Promise<void> | undefined;
   #stopped = false;
+  /**
+   * Nodes this controller untainted whose untainted version the watch has not delivered yet: a
+   * tainted copy still in the cache is stale and must not trigger a second write.
+   */
+  readonly #awaitingWatch = new Set<string>();
   readonly #abort = new AbortController();
 
   constructor(options: CloudNodeControllerOptions) {
@@ -84,6 +89,7 @@ export class CloudNodeController {
     this.#o.nodes.addHandlers({
       add: (node) => this.#maybeEnqueue(node),
       update: (_old, node) => this.#maybeEnqueue(node),
+      delete: (node) => this.#awaitingWatch.delete(node.metadata.name),
     });
     this.#pool = runBatchWorkers(this.queue, this.#o.workers, this.#o.maxBatch, (names) => this.#syncBatch(names), { logger: this.#log });
     this.#scheduleResync();
@@ -100,7 +106,10 @@ export class CloudNodeController {
   }
 
   #maybeEnqueue(node: NodeObject): void {
-    if (hasUninitializedTaint(node) || Object.keys(betaToGALabelUpdates(node)).length > 0) this.queue.add(node.metadata.name);
+    const tainted = hasUninitializedTaint(node);
+    if (!tainted) this.#awaitingWatch.delete(node.metadata.name);
+    else if (this.#awaitingWatch.has(node.metadata.name)) return;
+    if (tainted || Object.keys(betaToGALabelUpdates(node)).length > 0) this.queue.add(node.metadata.name);
   }
 
   // ---- initialisation and label copy ----
@@ -113,7 +122,7 @@ export class CloudNodeController {
       const node = this.#o.nodes.get(name);
       if (!node) continue;
       if (hasUninitializedTaint(node)) {
-        tainted.push(node);
+        if (!this.#awaitingWatch.has(name)) tainted.push(node);
         continue;
       }
       const labels = betaToGALabelUpdates(node);
@@ -210,6 +219,7 @@ export class CloudNodeController {
         }
         // (3) One guarded patch: providerID, labels, pod CIDRs, taint removal.
         await this.#o.writer.patch(name, initializationPatch(current, plan, podCIDRs));
+        this.#markAwaitingWatch(name);
         this.#metrics?.nodeWrites.inc({ kind: 'initialize', result: 'success' });
       } catch (error) {
         const retriable = (isConflict(error) || isInvalid(error)) && attempt < this.#o.conflictRetries;
@@ -226,7 +236,10 @@ export class CloudNodeController {
           if (isNotFound(readError)) return { ok: true };
           return { ok: false, error: readError };
         }
-        if (!hasUninitializedTaint(current)) return { ok: true };
+        if (!hasUninitializedTaint(current)) {
+          this.#markAwaitingWatch(name);
+          return { ok: true };
+        }
         continue;
       }
       this.#recordInitialized(current);
@@ -234,6 +247,12 @@ export class CloudNodeController {
       this.#log.info({ node: name, providerID: plan.providerID ?? current.spec?.providerID }, 'node initialised');
       return { ok: true };
     }
+  }
+
+  #markAwaitingWatch(name: string): void {
+    // The watch may have delivered the untainted node before the write's response arrived.
+    const cached = this.#o.nodes.get(name);
+    if (cached && hasUninitializedTaint(cached)) this.#awaitingWatch.add(name);
   }
 
   #recordInitialized(node: NodeObject): void {

@@ -1,0 +1,40 @@
+// Adapters from the client runtime (src/kube) to the controllers' narrow seams.
+import type { KubeClient } from '../kube/client.js';
+import type { Watcher } from '../kube/watcher.js';
+import { NODES, type KubeObject } from '../kube/types.js';
+import type { NodeObject } from '../controllers/node.js';
+import type { NodeCache, NodeHandlers, NodeWriter } from '../controllers/seams.js';
+
+type WatchedNode = NodeObject & KubeObject;
+
+/** A NodeCache over the supervised node watcher. */
+export function nodeCacheFromWatcher(watcher: Watcher<WatchedNode>): NodeCache {
+  return {
+    get: (name) => watcher.get(name),
+    list: () => watcher.list(),
+    addHandlers(h: NodeHandlers) {
+      if (h.add) {
+        const add = h.add;
+        watcher.on('add', (n) => add(n));
+        for (const n of watcher.list()) add(n);
+      }
+      if (h.update) {
+        const update = h.update;
+        watcher.on('update', (n, old) => update(old, n));
+      }
+      if (h.delete) {
+        const del = h.delete;
+        watcher.on('delete', (n) => del(n));
+      }
+    },
+  };
+}
+
+/** Node writes as JSON merge patches (status through the status subresource). */
+export function nodeWriterFromClient(client: KubeClient): NodeWriter {
+  return {
+    get: (name) => client.get<WatchedNode>(NODES, name),
+    patch: (name, patch) => client.patch<WatchedNode>(NODES, name, patch, 'merge'),
+    patchStatus: (name, patch) => client.patch<WatchedNode>(NODES, name, patch, 'merge', { subresource: 'status' }),
+  };
+}
