@@ -5,6 +5,7 @@ import {
   NodeIPError,
   nodeAddressesFromNodeIP,
   parseIPSloppy,
+  parseKubeletNodeIPFlag,
   parseNodeIPAnnotation,
   type NodeAddress,
 } from '../../src/nodeip/index.js';
@@ -38,6 +39,52 @@ describe('properties', () => {
         }
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('the kubelet flag reader throws nothing but NodeIPError', () => {
+    fc.assert(
+      fc.property(fc.option(annotationText, { nil: undefined }), (value) => {
+        try {
+          const { nodeIPs, annotation } = parseKubeletNodeIPFlag(value);
+          expect(nodeIPs.length).toBeLessThanOrEqual(2);
+          if (annotation !== undefined) expect(annotation).toBe(nodeIPs.join(','));
+        } catch (err) {
+          expect(err).toBeInstanceOf(NodeIPError);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('IPv6 canonical text matches the WHATWG URL serializer (same RFC 5952 rules)', () => {
+    // Runs of zeros are likely enough to exercise "::" placement and ties.
+    const group = fc.oneof(fc.constant(0), fc.constant(0), fc.nat(0xffff));
+    fc.assert(
+      fc.property(fc.array(group, { minLength: 8, maxLength: 8 }), fc.boolean(), (groups, upper) => {
+        let text = groups.map((g) => g.toString(16).padStart(upper ? 4 : 1, '0')).join(':');
+        if (upper) text = text.toUpperCase();
+        const ip = parseIPSloppy(text)!;
+        const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
+        if (mapped) {
+          // Go prints IPv4-mapped addresses as IPv4.
+          expect(ip.family).toBe(4);
+          expect(ip.canonical).toBe(`${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`);
+        } else {
+          expect(ip.family).toBe(6);
+          expect(ip.canonical).toBe(new URL(`http://[${text}]/`).hostname.slice(1, -1));
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('IPv4 parts with leading zeros are read as decimal', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(255), fc.nat(3)), { minLength: 4, maxLength: 4 }), (parts) => {
+        const text = parts.map(([n, zeros]) => '0'.repeat(zeros) + String(n)).join('.');
+        expect(parseIPSloppy(text)).toMatchObject({ family: 4, canonical: parts.map(([n]) => n).join('.') });
+      }),
     );
   });
 
