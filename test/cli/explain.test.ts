@@ -117,6 +117,7 @@ describe('node-address-ccm explain', () => {
     [['--node-ip', '10.0.0.1,10.0.0.2'], '--node-ip "10.0.0.1,10.0.0.2": kubelet would refuse to start: must contain either a single IP or a dual-stack pair of IPs'],
     [['--node-ip', '10.0.0.1', '--annotation', '10.0.0.1'], '--node-ip and --annotation cannot be used together'],
     [['--address', 'InternalIP=10.0.0.1', '--cloud-addresses', '/dev/null'], '--address and --cloud-addresses cannot be used together'],
+    [['--node', '-', '--cloud-addresses', '-'], '--node - and --cloud-addresses - cannot both read standard input'],
     [['--feature-gates', 'Nope=true'], '--feature-gates: unrecognized feature gate "Nope" (known: CloudDualStackNodeIPs)'],
     [['--feature-gates', 'CloudDualStackNodeIPs=maybe'], '--feature-gates: invalid value of CloudDualStackNodeIPs=maybe'],
     [['-o', 'yaml'], "argument 'yaml' is invalid"],

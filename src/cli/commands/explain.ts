@@ -187,6 +187,7 @@ function run(opts: ExplainOptions): void {
   const given = [opts.nodeIp !== undefined && '--node-ip', opts.annotation !== undefined && '--annotation', opts.node !== undefined && '--node'].filter(Boolean);
   if (given.length > 1) throw usage(`${given.join(' and ')} cannot be used together: give at most one of --node-ip, --annotation, --node`);
   if (opts.address.length > 0 && opts.cloudAddresses !== undefined) throw usage('--address and --cloud-addresses cannot be used together');
+  if (opts.node === '-' && opts.cloudAddresses === '-') throw usage('--node - and --cloud-addresses - cannot both read standard input');
 
   let gates;
   try {
