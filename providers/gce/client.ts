@@ -26,6 +26,12 @@ export async function createInstancesClient(config: GceConfig, options: GceClien
   return new Client(opts as ConstructorParameters<typeof Client>[0]);
 }
 
+/**
+ * Per page call, retries included. The library default retries UNAVAILABLE for ten minutes,
+ * which would stall a whole resync; the controller retries the round on its own.
+ */
+export const GCE_CALL_TIMEOUT_MS = 30_000;
+
 function zoneOfKey(key: string): string {
   // aggregatedList keys are "zones/<zone>"; instance.zone is a full URL.
   return lastSegment(key);
@@ -36,7 +42,12 @@ export class ComputeInstanceSource implements GceInstanceSource {
     private readonly client: InstancesClient,
     private readonly config: GceConfig,
     private readonly logger?: ProviderLogger,
+    private readonly callTimeoutMs = GCE_CALL_TIMEOUT_MS,
   ) {}
+
+  private get callOptions() {
+    return { autoPaginate: false, timeout: this.callTimeoutMs };
+  }
 
   async list(signal?: AbortSignal): Promise<{ instances: ListedInstance[]; unreachableZones: Set<string> }> {
     return this.config.zones.length > 0 ? this.listZones(signal) : this.listAggregated(signal);
@@ -45,7 +56,7 @@ export class ComputeInstanceSource implements GceInstanceSource {
   private async listAggregated(signal?: AbortSignal) {
     const instances: ListedInstance[] = [];
     const unreachableZones = new Set<string>();
-    const pages = this.client.aggregatedListAsync({ project: this.config.project, maxResults: GCE_PAGE_SIZE }, { autoPaginate: false });
+    const pages = this.client.aggregatedListAsync({ project: this.config.project, maxResults: GCE_PAGE_SIZE }, this.callOptions);
     for await (const [key, scoped] of pages) {
       signal?.throwIfAborted();
       const zone = zoneOfKey(key);
@@ -64,7 +75,7 @@ export class ComputeInstanceSource implements GceInstanceSource {
     for (const zone of this.config.zones) {
       try {
         const zoneInstances: ListedInstance[] = [];
-        for await (const instance of this.client.listAsync({ project: this.config.project, zone, maxResults: GCE_PAGE_SIZE }, { autoPaginate: false })) {
+        for await (const instance of this.client.listAsync({ project: this.config.project, zone, maxResults: GCE_PAGE_SIZE }, this.callOptions)) {
           signal?.throwIfAborted();
           zoneInstances.push({ zone, instance: instance as GceInstance });
         }

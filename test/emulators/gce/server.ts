@@ -27,6 +27,7 @@ export class GceEmulator {
   private readonly zones = new Map<string, Map<string, EmulatedInstance[]>>(); // project → zone → instances
   private readonly unreachable = new Set<string>(); // "project/zone"
   private faults: { status: number; message: string }[] = [];
+  private outage?: number;
   private server?: Server;
   private readonly token: string;
 
@@ -75,6 +76,11 @@ export class GceEmulator {
     this.faults.push(...faults.map((f) => ({ status: f.status, message: f.message ?? 'injected failure' })));
   }
 
+  /** Every request fails with this status until cleared with undefined. */
+  setOutage(status: number | undefined): void {
+    this.outage = status;
+  }
+
   count(kind: RecordedRequest['kind']): number {
     return this.requests.filter((r) => r.kind === kind).length;
   }
@@ -119,7 +125,7 @@ export class GceEmulator {
     else if (parts[4] === 'aggregated' && parts[5] === 'instances' && parts.length === 6) record.kind = 'aggregatedList';
     else return error(404, 'notFound', `No such method: GET ${url.pathname}`);
 
-    const fault = this.faults.shift();
+    const fault = this.outage ? { status: this.outage, message: 'service outage' } : this.faults.shift();
     if (fault) return error(fault.status, fault.status === 429 ? 'rateLimitExceeded' : 'backendError', fault.message);
 
     const maxResults = query.maxResults === undefined ? MAX_RESULTS : Number(query.maxResults);

@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, beforeEach, describe, it, expect } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { GceEmulator, staticTokenAuthClient, type EmulatedInstance } from '../../emulators/gce/server.js';
+import { ComputeInstanceSource, createGceProvider, createInstancesClient, GceProvider, type GceConfig } from '../../../providers/gce/index.js';
+import type { CloudProvider, NodeRef } from '../../../providers/types.js';
+
+const PROJECT = 'e2e-proj';
+
+function vm(name: string, n: number, extra: Partial<EmulatedInstance> = {}): EmulatedInstance {
+  return {
+    name,
+    machineType: `https://www.googleapis.com/compute/v1/projects/${PROJECT}/zones/us-central1-a/machineTypes/e2-standard-4`,
+    networkInterfaces: [
+      {
+        name: 'nic0',
+        networkIP: `10.0.${Math.floor(n / 250)}.${(n % 250) + 2}`,
+        accessConfigs: [{ type: 'ONE_TO_ONE_NAT', natIP: `34.0.${Math.floor(n / 250)}.${(n % 250) + 2}` }],
+        aliasIpRanges: [{ ipCidrRange: `10.64.${n % 256}.0/24` }],
+        ipv6Address: `fd20:0:0:${n.toString(16)}::`,
+      },
+    ],
+    ...extra,
+  };
+}
+
+async function provider(emu: GceEmulator, config: Partial<GceConfig> = {}): Promise<GceProvider> {
+  const full: GceConfig = { project: PROJECT, zones: [], apiEndpoint: emu.url, stackType: 'IPV4_IPV6', ...config };
+  const client = await createInstancesClient(full, { authClient: staticTokenAuthClient() });
+  // A short call budget so persistent failures give up fast.
+  return new GceProvider(full, new ComputeInstanceSource(client, full, undefined, 1_000));
+}
+
+describe('gce provider against the compute v1 emulator', () => {
+  const emu = new GceEmulator();
+  let gce: GceProvider;
+
+  beforeAll(async () => {
+    await emu.start();
+  });
+  afterAll(async () => {
+    await gce?.close();
+    await emu.stop();
+  });
+  beforeEach(async () => {
+    await gce?.close();
+    for (const z of ['us-central1-a', 'us-central1-b', 'us-east1-c']) {
+      for (const n of ['a-1', 'a-2', 'b-1', 'c-1', 'dup', 'stopped']) emu.removeInstance(PROJECT, z, n);
+      emu.setUnreachable(PROJECT, z, false);
+    }
+    emu.requests.length = 0;
+    emu.addInstance(PROJECT, 'us-central1-a', vm('a-1', 1));
+    emu.addInstance(PROJECT, 'us-central1-a', vm('a-2', 2));
+    emu.addInstance(PROJECT, 'us-central1-b', vm('b-1', 3, { status: 'TERMINATED' }));
+    emu.addInstance(PROJECT, 'us-east1-c', vm('c-1', 4, { networkInterfaces: [] }));
+    emu.addInstance('other-proj', 'us-central1-a', vm('a-9', 9));
+    gce = await provider(emu);
+  });
+
+  it('answers a batch from one aggregatedList, matched by providerID or by name', async () => {
+    const nodes: NodeRef[] = [
+      { name: 'a-1', providerID: `gce://${PROJECT}/us-central1-a/a-1` },
+      { name: 'a-2.c.e2e-proj.internal' },
+      { name: 'gone', providerID: `gce://${PROJECT}/us-central1-a/gone` },
+      { name: 'a-9' },
+    ];
+    const res = await gce.instancesMetadata(nodes);
+    expect(res.get('a-1')).toEqual({
+      kind: 'found',
+      value: {
+        providerID: `gce://${PROJECT}/us-central1-a/a-1`,
+        instanceType: 'e2-standard-4',
+        zone: 'us-central1-a',
+        region: 'us-central1',
+        addresses: [
+          { type: 'InternalIP', address: '10.0.0.3' },
+          { type: 'ExternalIP', address: '34.0.0.3' },
+          { type: 'InternalIP', address: 'fd20:0:0:1::' },
+        ],
+        podCIDRs: ['10.64.1.0/24', 'fd20:0:0:1::/112'],
+      },
+    });
+    const a2 = res.get('a-2.c.e2e-proj.internal');
+    expect(a2?.kind === 'found' && a2.value.providerID).toBe(`gce://${PROJECT}/us-central1-a/a-2`);
+    expect(res.get('gone')?.kind).toBe('notFound');
+    // a-9 lives in another project: this adapter never sees it.
+    expect(res.get('a-9')?.kind).toBe('notFound');
+    expect(emu.count('aggregatedList')).toBe(1);
+    expect(emu.count('get')).toBe(0);
+  });
+
+  it('an instance without network interfaces is an error for that node only', async () => {
+    const res = await gce.instancesMetadata([{ name: 'c-1' }, { name: 'a-1' }]);
+    const c1 = res.get('c-1');
+    expect(c1?.kind).toBe('error');
+    expect(c1?.kind === 'error' && c1.error.message).toMatch(/gce: node c-1: instance "c-1" has no network interface/);
+    expect(res.get('a-1')?.kind).toBe('found');
+  });
+
+  it('instancesExist and instancesShutdown', async () => {
+    const nodes = [{ name: 'a-1' }, { name: 'b-1' }, { name: 'nope' }];
+    const exist = await gce.instancesExist(nodes);
+    expect(Object.fromEntries([...exist].map(([k, v]) => [k, v.kind === 'found' ? v.value : v.kind]))).toEqual({ 'a-1': true, 'b-1': true, nope: false });
+    const down = await gce.instancesShutdown(nodes);
+    expect(Object.fromEntries([...down].map(([k, v]) => [k, v.kind === 'found' ? v.value : v.kind]))).toEqual({ 'a-1': false, 'b-1': true, nope: 'notFound' });
+  });
+
+  it('a transient failure is retried within the call', async () => {
+    emu.failNext({ status: 503, message: 'backend unavailable' });
+    expect((await gce.instancesMetadata([{ name: 'a-1' }])).get('a-1')?.kind).toBe('found');
+    expect(emu.count('aggregatedList')).toBe(2);
+  });
+
+  it('an API failure makes every node a retryable error, then recovers', async () => {
+    emu.setOutage(503);
+    const res = await gce.instancesMetadata([{ name: 'a-1' }, { name: 'a-2' }]);
+    for (const r of res.values()) {
+      expect(r.kind).toBe('error');
+      expect(r.kind === 'error' && r.error.message).toMatch(/listing instances of project e2e-proj failed/);
+    }
+    expect(emu.count('aggregatedList')).toBeGreaterThan(1);
+    emu.setOutage(undefined);
+    emu.failNext({ status: 403, message: 'Required compute.instances.list permission' });
+    const denied = await gce.instancesExist([{ name: 'a-1' }]);
+    expect(denied.get('a-1')).toMatchObject({ kind: 'error', error: { message: expect.stringMatching(/compute\.instances\.list permission/) } });
+    expect((await gce.instancesMetadata([{ name: 'a-1' }])).get('a-1')?.kind).toBe('found');
+  });
+
+  it('an unreachable zone never turns its nodes into notFound', async () => {
+    emu.setUnreachable(PROJECT, 'us-central1-b', true);
+    const res = await gce.instancesExist([
+      { name: 'b-1', providerID: `gce://${PROJECT}/us-central1-b/b-1` },
+      { name: 'b-2' },
+      { name: 'a-1', providerID: `gce://${PROJECT}/us-central1-a/a-1` },
+      { name: 'a-3', providerID: `gce://${PROJECT}/us-central1-a/a-3` },
+    ]);
+    expect(res.get('b-1')?.kind).toBe('error');
+    expect(res.get('b-2')?.kind).toBe('error');
+    expect(res.get('a-1')).toEqual({ kind: 'found', value: true });
+    expect(res.get('a-3')).toEqual({ kind: 'found', value: false });
+  });
+
+  it('a name in two zones is ambiguous without a providerID', async () => {
+    emu.addInstance(PROJECT, 'us-central1-a', vm('dup', 5));
+    emu.addInstance(PROJECT, 'us-central1-b', vm('dup', 6));
+    const res = await gce.instancesMetadata([{ name: 'dup' }, { name: 'dup-by-id', providerID: `gce://${PROJECT}/us-central1-b/dup` }]);
+    expect(res.get('dup')?.kind === 'error' && res.get('dup')).toMatchObject({ error: { message: expect.stringMatching(/exists in zones us-central1-a, us-central1-b/) } });
+    const byId = res.get('dup-by-id');
+    expect(byId?.kind === 'found' && byId.value.addresses[0]).toEqual({ type: 'InternalIP', address: '10.0.0.8' });
+  });
+
+  it('rejects a providerID of another project or a malformed one, per node', async () => {
+    const res = await gce.instancesMetadata([
+      { name: 'x', providerID: 'gce://other-proj/us-central1-a/a-9' },
+      { name: 'y', providerID: 'aws:///us-east-1a/i-0123' },
+    ]);
+    expect(res.get('x')).toMatchObject({ kind: 'error', error: { message: expect.stringMatching(/is in project other-proj, this adapter lists e2e-proj/) } });
+    expect(res.get('y')).toMatchObject({ kind: 'error', error: { message: expect.stringMatching(/does not start with gce:\/\//) } });
+  });
+
+  it('with zones configured, lists each zone and leaves other zones alone', async () => {
+    const zonal = await provider(emu, { zones: ['us-central1-a', 'us-central1-b'] });
+    try {
+      const res = await zonal.instancesExist([{ name: 'a-1' }, { name: 'b-1' }, { name: 'c-1' }]);
+      expect(Object.fromEntries([...res].map(([k, v]) => [k, v.kind === 'found' ? v.value : v.kind]))).toEqual({ 'a-1': true, 'b-1': true, 'c-1': false });
+      expect(emu.count('list')).toBe(2);
+      expect(emu.count('aggregatedList')).toBe(0);
+      // One zone failing: its nodes are errors, the other zone still answers.
+      emu.setUnreachable(PROJECT, 'us-central1-b', true);
+      const partial = await zonal.instancesExist([{ name: 'a-1' }, { name: 'b-1', providerID: `gce://${PROJECT}/us-central1-b/b-1` }]);
+      expect(partial.get('a-1')).toEqual({ kind: 'found', value: true });
+      expect(partial.get('b-1')?.kind).toBe('error');
+    } finally {
+      await zonal.close();
+    }
+  });
+
+  it('IPV4 stack: no IPv6 addresses or ranges', async () => {
+    const v4 = await provider(emu, { stackType: 'IPV4' });
+    try {
+      const r = (await v4.instancesMetadata([{ name: 'a-1' }])).get('a-1');
+      expect(r?.kind === 'found' && r.value.addresses.map((a) => a.address)).toEqual(['10.0.0.3', '34.0.0.3']);
+      expect(r?.kind === 'found' && r.value.podCIDRs).toEqual(['10.64.1.0/24']);
+    } finally {
+      await v4.close();
+    }
+  });
+});
+
+describe('gce provider paging at scale', () => {
+  const emu = new GceEmulator();
+  let gce: CloudProvider;
+  let dir: string;
+  const zones = ['us-central1-a', 'us-central1-b', 'us-central1-c', 'us-central1-f'];
+  const N = 5000;
+
+  beforeAll(async () => {
+    await emu.start();
+    for (let i = 0; i < N; i++) emu.addInstance(PROJECT, zones[i % zones.length], vm(`node-${String(i).padStart(4, '0')}`, i));
+    // Built the way the CLI builds it: from a gce.conf pointing at the emulator.
+    dir = await mkdtemp(path.join(tmpdir(), 'gce-conf-'));
+    const conf = path.join(dir, 'gce.conf');
+    await writeFile(conf, `[global]\nproject-id = ${PROJECT}\napi-endpoint = ${emu.url}/compute/v1/\nstack-type = IPV4\n`);
+    gce = await createGceProvider({ cloudConfig: conf }, { authClient: staticTokenAuthClient() });
+  });
+  afterAll(async () => {
+    await gce?.close?.();
+    await emu.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a resync of 5,000 nodes costs one aggregatedList page per 500 instances and no get', async () => {
+    const nodes = Array.from({ length: N }, (_, i) => ({ name: `node-${String(i).padStart(4, '0')}` }));
+    const res = await gce.instancesMetadata(nodes);
+    expect(res.size).toBe(N);
+    expect([...res.values()].every((r) => r.kind === 'found')).toBe(true);
+    const n4321 = res.get('node-4321');
+    expect(n4321?.kind === 'found' && n4321.value.addresses[0]).toEqual({ type: 'InternalIP', address: `10.0.${Math.floor(4321 / 250)}.${(4321 % 250) + 2}` });
+    expect(n4321?.kind === 'found' && n4321.value.zone).toBe(zones[4321 % zones.length]);
+    const pages = emu.requests.filter((r) => r.kind === 'aggregatedList');
+    expect(pages.length).toBe(Math.ceil(N / 500));
+    expect(pages.every((p) => p.query.maxResults === '500' && p.query.filter === undefined)).toBe(true);
+    expect(pages.map((p) => p.returned)).toEqual(Array(10).fill(500));
+    // Every page after the first continues from the token the previous one returned.
+    expect(pages.slice(1).every((p) => typeof p.query.pageToken === 'string')).toBe(true);
+    expect(emu.count('get')).toBe(0);
+  });
+});
