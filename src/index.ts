@@ -5,3 +5,4 @@ export { parseStaticCloudConfig, StaticCloudProvider, StaticConfigError, type St
 export * from './featuregates/index.js';
 export { awsNodeAddresses, parseAWSProviderID, parseAWSCloudConfig, AWSCloudProvider, type AWSIPFamily, type AWSProviderID } from '../providers/aws/index.js';
 export * from './ipam/index.js';
+export * from './sim/apiserver/index.js';

@@ -1,0 +1,229 @@
+// Fault injection and request counters: what tests use to make the API server slow, flaky or
+// forgetful, and to count the calls a controller makes.
+import { ApiError, type StatusReason } from './errors.js';
+
+/** Kubernetes audit verbs. */
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+export const VERBS: readonly Verb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
+
+/** What the server knows about a resource request once routed. */
+export interface RequestInfo {
+  verb: Verb;
+  /** Plural resource name, e.g. `nodes`, `leases`. */
+  resource: string;
+  group: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  userAgent: string;
+  user: string;
+}
+
+export type FaultStatus = 409 | 429 | 500 | 503 | 504;
+const FAULT_STATUSES: readonly number[] = [409, 429, 500, 503, 504];
+
+export interface FaultSpec {
+  /** Verbs the fault applies to (default: all). */
+  verb?: Verb | Verb[];
+  /** `nodes`, or qualified `leases.coordination.k8s.io` (default: all). */
+  resource?: string;
+  /** `status`, or '' for the main resource only (default: any). */
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+  /** Substring of the User-Agent header. */
+  userAgent?: string;
+  /** Added before the request is handled. */
+  latencyMs?: number;
+  /** Probability in [0, 1] that a matching request fails (default 1 when `status` is set). */
+  errorRate?: number;
+  /** Error answered instead of handling the request (default 500 when `errorRate` is set). */
+  status?: FaultStatus;
+  /** Retry-After header and details.retryAfterSeconds (429 and 503; default 1). */
+  retryAfterSeconds?: number;
+  /** Handle the request (the write happens) then drop the connection without answering. */
+  dropResponse?: boolean;
+  /** Stop after firing this many times (default: unlimited). */
+  count?: number;
+}
+
+export interface FaultHandle {
+  /** Times this fault fired (added latency, failed or dropped a request). */
+  readonly fired: number;
+  remove(): void;
+}
+
+export interface FaultDecision {
+  latencyMs: number;
+  error?: ApiError;
+  drop: boolean;
+}
+
+interface Rule {
+  spec: FaultSpec;
+  verbs?: Set<string>;
+  fired: number;
+}
+
+// mulberry32: small, fast and seedable, so fault sequences repeat from run to run.
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function validateSpec(spec: FaultSpec): void {
+  const fail = (field: string, value: unknown, why: string): never => {
+    throw new Error(`fault ${field}: ${why}, got ${JSON.stringify(value)}`);
+  };
+  const verbs = spec.verb === undefined ? [] : Array.isArray(spec.verb) ? spec.verb : [spec.verb];
+  for (const v of verbs) if (!VERBS.includes(v)) fail('verb', v, `must be one of ${VERBS.join(', ')}`);
+  if (spec.latencyMs !== undefined && (!Number.isFinite(spec.latencyMs) || spec.latencyMs < 0)) fail('latencyMs', spec.latencyMs, 'must be a number ≥ 0');
+  if (spec.errorRate !== undefined && (!Number.isFinite(spec.errorRate) || spec.errorRate < 0 || spec.errorRate > 1)) fail('errorRate', spec.errorRate, 'must be within [0, 1]');
+  if (spec.status !== undefined && !FAULT_STATUSES.includes(spec.status)) fail('status', spec.status, `must be one of ${FAULT_STATUSES.join(', ')}`);
+  if (spec.retryAfterSeconds !== undefined && (!Number.isInteger(spec.retryAfterSeconds) || spec.retryAfterSeconds < 0)) fail('retryAfterSeconds', spec.retryAfterSeconds, 'must be an integer ≥ 0');
+  if (spec.count !== undefined && (!Number.isInteger(spec.count) || spec.count < 1)) fail('count', spec.count, 'must be an integer ≥ 1');
+  if (spec.latencyMs === undefined && spec.errorRate === undefined && spec.status === undefined && !spec.dropResponse) {
+    fail('spec', spec, 'needs at least one of latencyMs, errorRate, status, dropResponse');
+  }
+  if (spec.dropResponse && (spec.status !== undefined || spec.errorRate !== undefined)) fail('dropResponse', spec, 'cannot be combined with status or errorRate');
+}
+
+function faultError(status: FaultStatus, info: RequestInfo, retryAfter: number): ApiError {
+  const what = `${info.resource}${info.subresource ? '/' + info.subresource : ''}${info.name ? ` "${info.name}"` : ''}`;
+  const table: Record<FaultStatus, [StatusReason, string]> = {
+    409: ['Conflict', `Operation cannot be fulfilled on ${what}: the object has been modified; please apply your changes to the latest version and try again (injected)`],
+    429: ['TooManyRequests', 'Too many requests, please try again later. (injected)'],
+    500: ['InternalError', `Internal error occurred: injected fault on ${info.verb} ${what}`],
+    503: ['ServiceUnavailable', 'The server is currently unable to handle the request (injected)'],
+    504: ['Timeout', `Timeout: request did not complete within the allowed duration (injected)`],
+  };
+  const [reason, message] = table[status];
+  const throttled = status === 429 || status === 503;
+  const details = { name: info.name || undefined, group: info.group, kind: info.resource, ...(throttled ? { retryAfterSeconds: retryAfter } : {}) };
+  return new ApiError(status, reason, message, details, throttled ? { 'Retry-After': String(retryAfter) } : {});
+}
+
+export class Faults {
+  private rules: Rule[] = [];
+  private readonly random: () => number;
+
+  constructor(seed = 1) {
+    this.random = prng(seed);
+  }
+
+  inject(spec: FaultSpec): FaultHandle {
+    validateSpec(spec);
+    const rule: Rule = { spec: { ...spec }, fired: 0, verbs: spec.verb === undefined ? undefined : new Set(Array.isArray(spec.verb) ? spec.verb : [spec.verb]) };
+    this.rules.push(rule);
+    return {
+      get fired() {
+        return rule.fired;
+      },
+      remove: () => {
+        this.rules = this.rules.filter((r) => r !== rule);
+      },
+    };
+  }
+
+  clear(): void {
+    this.rules = [];
+  }
+
+  get active(): number {
+    return this.rules.length;
+  }
+
+  private matches(rule: Rule, info: RequestInfo): boolean {
+    const s = rule.spec;
+    if (rule.verbs && !rule.verbs.has(info.verb)) return false;
+    if (s.resource !== undefined && s.resource !== info.resource && s.resource !== `${info.resource}.${info.group}`) return false;
+    if (s.subresource !== undefined && s.subresource !== info.subresource) return false;
+    if (s.namespace !== undefined && s.namespace !== info.namespace) return false;
+    if (s.name !== undefined && s.name !== info.name) return false;
+    if (s.userAgent !== undefined && !info.userAgent.includes(s.userAgent)) return false;
+    return true;
+  }
+
+  /** Decides what happens to one request; rules apply in injection order, latencies add up. */
+  decide(info: RequestInfo): FaultDecision {
+    const out: FaultDecision = { latencyMs: 0, drop: false };
+    for (const rule of [...this.rules]) {
+      if (!this.matches(rule, info)) continue;
+      const s = rule.spec;
+      let fired = false;
+      if (s.latencyMs) {
+        out.latencyMs += s.latencyMs;
+        fired = true;
+      }
+      if (!out.error && !out.drop && (s.status !== undefined || s.errorRate !== undefined)) {
+        if (this.random() < (s.errorRate ?? 1)) {
+          out.error = faultError(s.status ?? 500, info, s.retryAfterSeconds ?? 1);
+          fired = true;
+        }
+      }
+      if (!out.error && s.dropResponse && !out.drop) {
+        out.drop = true;
+        fired = true;
+      }
+      if (fired) {
+        rule.fired++;
+        if (s.count !== undefined && rule.fired >= s.count) this.rules = this.rules.filter((r) => r !== rule);
+      }
+    }
+    return out;
+  }
+}
+
+export interface CounterRow {
+  verb: string;
+  /** Plural resource name; `nonResourceURL` rows carry the path in `subresource`. */
+  resource: string;
+  group: string;
+  subresource: string;
+  userAgent: string;
+  count: number;
+}
+
+export type CounterFilter = Partial<Omit<CounterRow, 'count'>>;
+
+export class Counters {
+  private readonly rows = new Map<string, CounterRow>();
+
+  record(verb: string, resource: string, group: string, subresource: string, userAgent: string): void {
+    const key = `${verb}\u0000${resource}\u0000${group}\u0000${subresource}\u0000${userAgent}`;
+    const row = this.rows.get(key);
+    if (row) row.count++;
+    else this.rows.set(key, { verb, resource, group, subresource, userAgent, count: 1 });
+  }
+
+  list(): CounterRow[] {
+    return [...this.rows.values()].map((r) => ({ ...r }));
+  }
+
+  /**
+   * Sum of counts over rows matching every given field. `resource` matches the plural or the
+   * qualified `plural.group`; `userAgent` matches as a substring.
+   */
+  count(filter: CounterFilter = {}): number {
+    let n = 0;
+    for (const r of this.rows.values()) {
+      if (filter.verb !== undefined && r.verb !== filter.verb) continue;
+      if (filter.resource !== undefined && r.resource !== filter.resource && `${r.resource}.${r.group}` !== filter.resource) continue;
+      if (filter.group !== undefined && r.group !== filter.group) continue;
+      if (filter.subresource !== undefined && r.subresource !== filter.subresource) continue;
+      if (filter.userAgent !== undefined && !r.userAgent.includes(filter.userAgent)) continue;
+      n += r.count;
+    }
+    return n;
+  }
+
+  reset(): void {
+    this.rows.clear();
+  }
+}

@@ -1,0 +1,19 @@
+// A Kubernetes API server double with kube-apiserver's semantics and fault injection.
+// See docs/apiserver-double.md for what it serves and where it differs.
+export { startApiServerDouble, ApiServer } from './server.js';
+export type { ApiServerDouble, ApiServerDoubleOptions, UserSpec } from './server.js';
+export { kubeConfigFor } from './client.js';
+export { Store } from './store.js';
+export type { Resource, ListOptions, UpdateOptions, DeleteOptions, DeleteResult, StoreOptions } from './store.js';
+export { DEFAULT_RESOURCES, apiVersionOf } from './resources.js';
+export type { KObject, ObjectMeta, ResourceDef } from './resources.js';
+export { Faults, Counters, VERBS } from './faults.js';
+export type { FaultSpec, FaultHandle, FaultStatus, CounterRow, CounterFilter, RequestInfo, Verb } from './faults.js';
+export { ApiError } from './errors.js';
+export type { StatusBody, StatusReason, FieldError } from './errors.js';
+export { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, METADATA_SMP } from './patch.js';
+export type { SmpSchema, ListStrategy, Json } from './patch.js';
+export { parseLabelSelector, matchesLabels, parseFieldSelector, matchesFields } from './selectors.js';
+export type { LabelRequirement, FieldRequirement } from './selectors.js';
+export { loadRbacDir, parseRbacYaml, Authorizer } from './rbac.js';
+export type { RbacPolicy, Role, Binding, Subject, PolicyRule, UserInfo } from './rbac.js';

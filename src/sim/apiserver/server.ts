@@ -1,0 +1,689 @@
+// The HTTP front of the API server double: routing, authentication, RBAC, fault injection,
+// the REST verbs over the Store, and watch streams.
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { parse as parseYaml } from 'yaml';
+import type { Logger } from '../../log.js';
+import { silentLogger } from '../../log.js';
+import { apiGroup, apiGroupList, apiResourceList, coreVersions, SERVER_VERSION } from './discovery.js';
+import { ApiError, badRequest, expired, invalid, notFound, qualifiedResource } from './errors.js';
+import { Counters, Faults, type CounterFilter, type CounterRow, type RequestInfo, type Verb } from './faults.js';
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './patch.js';
+import { Authorizer, loadRbacDir, type RbacPolicy, type UserInfo } from './rbac.js';
+import { apiVersionOf, type KObject, type ResourceDef } from './resources.js';
+import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { Store, type Resource } from './store.js';
+import type { ChangeEvent } from './watch.js';
+
+export interface UserSpec {
+  name: string;
+  token: string;
+  groups?: string[];
+}
+
+export interface ApiServerDoubleOptions {
+  /** Port on 127.0.0.1 (default 0: ephemeral). */
+  port?: number;
+  /** Change events kept for watch resumption (default 10,000). */
+  historySize?: number;
+  /** RBAC: a folder of YAML manifests, or a parsed policy. Without it every request is allowed. */
+  rbac?: string | RbacPolicy;
+  /** Bearer tokens and who they authenticate as. */
+  users?: UserSpec[];
+  /** Token of the built-in admin (group system:masters); random by default. */
+  adminToken?: string;
+  /** How often watches that asked for bookmarks get one (default 1000 ms; kube-apiserver: ~1 min). */
+  bookmarkIntervalMs?: number;
+  /** Seed of the fault-injection random generator (default 1). */
+  seed?: number;
+  /** Resource table (default: DEFAULT_RESOURCES). */
+  resources?: readonly ResourceDef[];
+  logger?: Logger;
+}
+
+export interface ApiServerDouble {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  readonly port: number;
+  /** Kubeconfig YAML for the admin user. */
+  readonly kubeconfig: string;
+  readonly adminToken: string;
+  readonly store: Store;
+  readonly faults: Faults;
+  /** Kubeconfig YAML authenticating as a user given in `options.users` (or `admin`). */
+  kubeconfigFor(user: string): string;
+  counters(): CounterRow[];
+  count(filter?: CounterFilter): number;
+  resetCounters(): void;
+  /** Ends every open watch stream now (clients see the stream end and re-watch). */
+  closeWatches(): void;
+  /** Forgets the event history: watches resuming from an older resourceVersion get 410. */
+  compactHistory(): void;
+  /** Holds back watch events (writes still succeed) until resumeWatches(). */
+  pauseWatches(): void;
+  resumeWatches(): void;
+  /** Open watch streams. */
+  watchCount(): number;
+  /** Stops listening and drops every connection; state is kept for restart(). */
+  stop(): Promise<void>;
+  /** Listens again on the same port with the same state. */
+  restart(): Promise<void>;
+}
+
+const MAX_BODY = 3 * 1024 * 1024;
+const CONTINUE_TTL_MS = 5 * 60_000;
+const MAX_SNAPSHOTS = 256;
+
+const JSON_PATCH = 'application/json-patch+json';
+const MERGE_PATCH = 'application/merge-patch+json';
+const STRATEGIC_PATCH = 'application/strategic-merge-patch+json';
+const APPLY_PATCH = 'application/apply-patch+yaml';
+
+interface Route {
+  kind: 'resource';
+  resource: Resource;
+  namespace: string;
+  name: string;
+  subresource: string;
+}
+
+interface Snapshot {
+  items: KObject[];
+  rv: number;
+  expires: number;
+}
+
+function kubeconfigYaml(url: string, user: string, token: string): string {
+  // Plain HTTP: client-node 1.4.0 only accepts it with insecure-skip-tls-verify set.
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: apiserver-double',
+    '  cluster:',
+    `    server: ${url}`,
+    '    insecure-skip-tls-verify: true',
+    'users:',
+    `- name: ${JSON.stringify(user)}`,
+    '  user:',
+    `    token: ${JSON.stringify(token)}`,
+    'contexts:',
+    '- name: apiserver-double',
+    '  context:',
+    '    cluster: apiserver-double',
+    `    user: ${JSON.stringify(user)}`,
+    '    namespace: default',
+    'current-context: apiserver-double',
+    '',
+  ].join('\n');
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new ApiError(413, 'BadRequest', `the request body is larger than ${MAX_BODY} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function parseJsonBody(buf: Buffer): unknown {
+  try {
+    return JSON.parse(buf.toString('utf8'));
+  } catch (err) {
+    throw badRequest(`the request body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function boolParam(q: URLSearchParams, name: string): boolean {
+  const v = q.get(name);
+  return v === 'true' || v === '1';
+}
+
+function listKind(r: Resource): string {
+  return `${r.kind}List`;
+}
+
+export class ApiServer implements ApiServerDouble {
+  readonly store: Store;
+  readonly faults: Faults;
+  readonly adminToken: string;
+  private readonly counterTable = new Counters();
+  private readonly tokens = new Map<string, UserInfo>();
+  private readonly authorizer?: Authorizer;
+  private readonly log: Logger;
+  private readonly bookmarkIntervalMs: number;
+  private server?: http.Server;
+  private readonly sockets = new Set<Socket>();
+  private readonly watches = new Set<() => void>();
+  private readonly snapshots = new Map<string, Snapshot>();
+  private portNumber: number;
+
+  constructor(options: ApiServerDoubleOptions = {}) {
+    this.store = new Store({ historySize: options.historySize, resources: options.resources });
+    this.faults = new Faults(options.seed ?? 1);
+    this.log = options.logger ?? silentLogger;
+    this.portNumber = options.port ?? 0;
+    if (!Number.isInteger(this.portNumber) || this.portNumber < 0 || this.portNumber > 65535) throw new Error(`port: must be an integer in 0..65535, got ${options.port}`);
+    this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 1000;
+    this.adminToken = options.adminToken ?? randomBytes(16).toString('hex');
+    this.tokens.set(this.adminToken, { name: 'admin', groups: ['system:masters', 'system:authenticated'] });
+    for (const u of options.users ?? []) {
+      if (!u.name || !u.token) throw new Error(`users: each user needs a name and a token, got ${JSON.stringify(u)}`);
+      if (this.tokens.has(u.token)) throw new Error(`users: token of "${u.name}" is already used by another user`);
+      const groups = [...(u.groups ?? [])];
+      const sa = u.name.match(/^system:serviceaccount:([^:]+):[^:]+$/);
+      if (sa) groups.push('system:serviceaccounts', `system:serviceaccounts:${sa[1]}`);
+      this.tokens.set(u.token, { name: u.name, groups: [...groups, 'system:authenticated'] });
+    }
+    if (options.rbac !== undefined) this.authorizer = new Authorizer(typeof options.rbac === 'string' ? loadRbacDir(options.rbac) : options.rbac);
+  }
+
+  get port(): number {
+    return this.portNumber;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.portNumber}`;
+  }
+
+  get kubeconfig(): string {
+    return kubeconfigYaml(this.url, 'admin', this.adminToken);
+  }
+
+  kubeconfigFor(user: string): string {
+    for (const [token, info] of this.tokens) if (info.name === user) return kubeconfigYaml(this.url, user, token);
+    throw new Error(`kubeconfigFor: no user "${user}" (known: ${[...this.tokens.values()].map((u) => u.name).join(', ')})`);
+  }
+
+  counters(): CounterRow[] {
+    return this.counterTable.list();
+  }
+
+  count(filter?: CounterFilter): number {
+    return this.counterTable.count(filter);
+  }
+
+  resetCounters(): void {
+    this.counterTable.reset();
+  }
+
+  closeWatches(): void {
+    for (const close of [...this.watches]) close();
+  }
+
+  compactHistory(): void {
+    this.store.compactHistory();
+    this.snapshots.clear();
+  }
+
+  pauseWatches(): void {
+    this.store.hub.pause();
+  }
+
+  resumeWatches(): void {
+    this.store.hub.resume();
+  }
+
+  watchCount(): number {
+    return this.watches.size;
+  }
+
+  async start(): Promise<void> {
+    if (this.server) throw new Error('the API server double is already running');
+    const server = http.createServer({ keepAlive: true }, (req, res) => {
+      void this.handle(req, res);
+    });
+    server.on('connection', (s: Socket) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.portNumber, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.portNumber = (server.address() as AddressInfo).port;
+    this.server = server;
+    this.log.info({ url: this.url }, 'API server double listening');
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    this.closeWatches();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    await closed;
+    this.log.info({ url: this.url }, 'API server double stopped');
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  // ------------------------------------------------------------------ request handling
+
+  private authenticate(req: http.IncomingMessage): UserInfo {
+    const auth = req.headers.authorization;
+    if (!auth) return { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+    const m = auth.match(/^Bearer\s+(\S+)$/i);
+    const user = m ? this.tokens.get(m[1]) : undefined;
+    if (!user) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
+    return user;
+  }
+
+  private send(res: http.ServerResponse, code: number, body: string | object, headers: Record<string, string> = {}): void {
+    if (res.headersSent || res.destroyed) return;
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private', ...headers });
+    res.end(text);
+  }
+
+  private sendError(res: http.ServerResponse, err: unknown): void {
+    const e = err instanceof ApiError ? err : new ApiError(500, 'InternalError', `Internal error occurred: ${err instanceof Error ? err.message : String(err)}`);
+    if (!(err instanceof ApiError)) this.log.error({ err }, 'API server double: unexpected error');
+    this.send(res, e.code, e.toStatus(), e.headers);
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const userAgent = String(req.headers['user-agent'] ?? '');
+      const user = this.authenticate(req);
+      const method = req.method ?? 'GET';
+      const route = this.route(url.pathname);
+      if (route.kind === 'nonresource') {
+        this.counterTable.record('get', '', '', url.pathname, userAgent);
+        if (method !== 'GET' && method !== 'HEAD') throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
+        if (this.authorizer && !this.authorizer.authorizePath(user, { verb: 'get', path: url.pathname })) {
+          throw new ApiError(403, 'Forbidden', `forbidden: User "${user.name}" cannot get path "${url.pathname}"`);
+        }
+        if (route.body === undefined) throw notFound('', '', url.pathname);
+        if (typeof route.body === 'string') {
+          res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+          res.end(route.body);
+        } else this.send(res, 200, route.body);
+        return;
+      }
+      const q = url.searchParams;
+      const verb = this.verbOf(method, route, q);
+      let name = route.name;
+      if ((verb === 'list' || verb === 'watch') && !name) {
+        // kube-apiserver authorizes a metadata.name field selector as a request for that name.
+        const m = (q.get('fieldSelector') ?? '').match(/^metadata\.name=([^,]+)$/);
+        if (m) name = m[1];
+      }
+      const info: RequestInfo = { verb, resource: route.resource.plural, group: route.resource.group, subresource: route.subresource, namespace: route.namespace, name, userAgent, user: user.name };
+      this.counterTable.record(verb, info.resource, info.group, info.subresource, userAgent);
+      if (this.authorizer && !this.authorizer.authorizeResource(user, { verb, apiGroup: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name })) {
+        throw this.forbidden(user, info);
+      }
+      const fault = this.faults.decide(info);
+      if (fault.latencyMs > 0) await delay(fault.latencyMs);
+      if (fault.error) throw fault.error;
+      if (verb === 'watch') {
+        this.watch(req, res, route, q, fault.drop);
+        return;
+      }
+      const body = method === 'GET' ? Buffer.alloc(0) : await readBody(req);
+      const [code, out] = await this.serve(verb, route, q, body, req);
+      if (fault.drop) {
+        // The write happened; the client never learns it.
+        req.socket.destroy();
+        return;
+      }
+      this.send(res, code, out);
+    } catch (err) {
+      this.sendError(res, err);
+    }
+  }
+
+  private forbidden(user: UserInfo, info: RequestInfo): ApiError {
+    const res = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+    const subject = info.name ? `${qualifiedResource(info.group, res)} "${info.name}"` : qualifiedResource(info.group, res);
+    const scope = info.namespace ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
+    return new ApiError(403, 'Forbidden', `${subject} is forbidden: User "${user.name}" cannot ${info.verb} resource "${res}" in API group "${info.group}" ${scope}`, {
+      name: info.name || undefined,
+      group: info.group,
+      kind: info.resource,
+    });
+  }
+
+  private verbOf(method: string, route: Route, q: URLSearchParams): Verb {
+    switch (method) {
+      case 'GET':
+      case 'HEAD':
+        if (boolParam(q, 'watch')) return 'watch';
+        return route.name ? 'get' : 'list';
+      case 'POST':
+        if (route.name) throw new ApiError(405, 'MethodNotAllowed', 'POST is not allowed on a named object; create through the collection');
+        return 'create';
+      case 'PUT':
+        if (!route.name) throw new ApiError(405, 'MethodNotAllowed', 'PUT needs an object name');
+        return 'update';
+      case 'PATCH':
+        if (!route.name) throw new ApiError(405, 'MethodNotAllowed', 'PATCH needs an object name');
+        return 'patch';
+      case 'DELETE':
+        return route.name ? 'delete' : 'deletecollection';
+      default:
+        throw new ApiError(405, 'MethodNotAllowed', `method ${method} is not supported`);
+    }
+  }
+
+  private route(pathname: string): Route | { kind: 'nonresource'; body: object | string | undefined } {
+    const parts = pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+    const resources = this.store.resources;
+    if (parts.length === 0) return { kind: 'nonresource', body: { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version', ...[...new Set(resources.filter((r) => r.group).map((r) => `/apis/${r.group}/${r.version}`))]] } };
+    if (['healthz', 'livez', 'readyz'].includes(parts[0])) return { kind: 'nonresource', body: 'ok' };
+    if (parts[0] === 'version' && parts.length === 1) return { kind: 'nonresource', body: SERVER_VERSION };
+    let group: string;
+    let version: string;
+    let rest: string[];
+    if (parts[0] === 'api') {
+      if (parts.length === 1) return { kind: 'nonresource', body: coreVersions() };
+      group = '';
+      version = parts[1];
+      rest = parts.slice(2);
+    } else if (parts[0] === 'apis') {
+      if (parts.length === 1) return { kind: 'nonresource', body: apiGroupList(resources) };
+      if (parts.length === 2) return { kind: 'nonresource', body: apiGroup(resources, parts[1]) };
+      group = parts[1];
+      version = parts[2];
+      rest = parts.slice(3);
+    } else return { kind: 'nonresource', body: undefined };
+    if (rest.length === 0) return { kind: 'nonresource', body: apiResourceList(resources, group, version) };
+    let namespace = '';
+    // /namespaces/<ns>/<resource>/… addresses a namespaced resource, except for the
+    // namespace object itself and its subresources.
+    if (rest[0] === 'namespaces' && rest.length >= 3 && !(group === '' && rest.length === 3 && ['status', 'finalize'].includes(rest[2]))) {
+      namespace = rest[1];
+      rest = rest.slice(2);
+    }
+    const [plural, name = '', subresource = '', ...extra] = rest;
+    const resource = this.store.findResource(group, version, plural);
+    if (!resource || extra.length > 0) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', { group, kind: plural });
+    if (resource.namespaced !== (namespace !== '') && !(resource.namespaced && !name)) {
+      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', { group, kind: plural });
+    }
+    if (subresource && !(subresource === 'status' && resource.status)) {
+      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', { group, kind: `${plural}/${subresource}` });
+    }
+    return { kind: 'resource', resource, namespace, name, subresource };
+  }
+
+  private async serve(verb: Verb, route: Route, q: URLSearchParams, body: Buffer, req: http.IncomingMessage): Promise<[number, string | object]> {
+    const r = route.resource;
+    if (q.has('dryRun')) throw badRequest('dryRun is not supported by the API server double');
+    switch (verb) {
+      case 'get': {
+        const obj = this.store.getRef(r.id, route.name, route.namespace);
+        return [200, this.store.encode(obj)];
+      }
+      case 'list':
+        return [200, this.list(r, route.namespace, q)];
+      case 'create': {
+        if (route.subresource) throw new ApiError(405, 'MethodNotAllowed', 'create is not allowed on a subresource');
+        const obj = this.store.createRef(r.id, parseJsonBody(body), route.namespace || undefined);
+        return [201, this.store.encode(obj)];
+      }
+      case 'update': {
+        const existed = this.store.peek(r.id, route.name, route.namespace) !== undefined;
+        const obj = this.store.updateRef(r.id, parseJsonBody(body), { name: route.name, namespace: route.namespace || undefined, subresource: route.subresource ? 'status' : undefined });
+        return [existed ? 200 : 201, this.store.encode(obj)];
+      }
+      case 'patch':
+        return this.patch(route, q, body, String(req.headers['content-type'] ?? ''));
+      case 'delete': {
+        const opts = body.length > 0 ? (parseJsonBody(body) as { preconditions?: { uid?: string; resourceVersion?: string } }) : {};
+        const { object, deleted } = this.store.deleteRef(r.id, route.name, route.namespace || undefined, { preconditions: opts.preconditions });
+        if (deleted && !r.custom) {
+          return [200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: route.name, group: r.group, kind: r.plural, uid: object.metadata?.uid } }];
+        }
+        return [200, this.store.encode(object)];
+      }
+      case 'deletecollection': {
+        const victims = this.store.listRefs(r.id, { namespace: route.namespace || undefined, labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined });
+        const items = victims.map((v) => this.store.deleteRef(r.id, v.metadata?.name as string, v.metadata?.namespace).object);
+        return [200, { kind: listKind(r), apiVersion: apiVersionOf(r), metadata: { resourceVersion: String(this.store.resourceVersion) }, items }];
+      }
+      default:
+        throw new ApiError(405, 'MethodNotAllowed', `verb ${verb} is not served here`);
+    }
+  }
+
+  private checkRequestedRv(q: URLSearchParams): void {
+    const rv = q.get('resourceVersion');
+    if (rv === null || rv === '' || rv === '0') return;
+    if (!/^\d+$/.test(rv)) throw badRequest(`invalid resourceVersion "${rv}": must be an integer`);
+    if (Number(rv) > this.store.resourceVersion) {
+      throw new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${this.store.resourceVersion}`, { retryAfterSeconds: 1 });
+    }
+    if (q.get('resourceVersionMatch') === 'Exact' && Number(rv) !== this.store.resourceVersion) {
+      throw expired(`resourceVersion ${rv} is too old to serve exactly: only the current state (${this.store.resourceVersion}) is kept`);
+    }
+  }
+
+  private list(r: Resource, namespace: string, q: URLSearchParams): string {
+    const limitRaw = q.get('limit');
+    const limit = limitRaw === null || limitRaw === '' ? 0 : Number(limitRaw);
+    if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit "${limitRaw}": must be a non-negative integer`);
+    const token = q.get('continue');
+    let items: KObject[];
+    let rv: number;
+    let offset = 0;
+    let snapId: string | undefined;
+    const hasSelectors = !!(q.get('labelSelector') || q.get('fieldSelector'));
+    if (token) {
+      let parsed: { id?: string; offset?: number };
+      try {
+        parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { id?: string; offset?: number };
+      } catch {
+        throw badRequest(`invalid continue token "${token}"`);
+      }
+      if (typeof parsed.id !== 'string' || typeof parsed.offset !== 'number') throw badRequest(`invalid continue token "${token}"`);
+      const snap = this.snapshots.get(parsed.id);
+      if (!snap || snap.expires < Date.now()) {
+        this.snapshots.delete(parsed.id);
+        throw expired('The provided continue parameter is too old to display a consistent list result. Start a new list without the continue parameter.');
+      }
+      items = snap.items;
+      rv = snap.rv;
+      offset = parsed.offset;
+      snapId = parsed.id;
+    } else {
+      this.checkRequestedRv(q);
+      items = this.store.listRefs(r.id, { namespace: namespace || undefined, labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined });
+      rv = this.store.resourceVersion;
+    }
+    const end = limit > 0 ? Math.min(items.length, offset + limit) : items.length;
+    const page = items.slice(offset, end);
+    const meta: Record<string, unknown> = { resourceVersion: String(rv) };
+    if (end < items.length) {
+      // Later pages are served from the same snapshot, as etcd serves them at one revision.
+      if (!snapId) {
+        snapId = randomUUID();
+        this.snapshots.set(snapId, { items, rv, expires: Date.now() + CONTINUE_TTL_MS });
+        this.pruneSnapshots();
+      }
+      meta.continue = Buffer.from(JSON.stringify({ id: snapId, offset: end })).toString('base64url');
+      if (!hasSelectors) meta.remainingItemCount = items.length - end;
+    } else if (snapId) this.snapshots.delete(snapId);
+    const encoded = page.map((o) => this.store.encode(o)).join(',');
+    return `{"kind":${JSON.stringify(listKind(r))},"apiVersion":${JSON.stringify(apiVersionOf(r))},"metadata":${JSON.stringify(meta)},"items":[${encoded}]}`;
+  }
+
+  private pruneSnapshots(): void {
+    const now = Date.now();
+    for (const [id, s] of this.snapshots) if (s.expires < now) this.snapshots.delete(id);
+    while (this.snapshots.size > MAX_SNAPSHOTS) this.snapshots.delete(this.snapshots.keys().next().value as string);
+  }
+
+  private patch(route: Route, q: URLSearchParams, body: Buffer, contentTypeHeader: string): [number, string] {
+    const r = route.resource;
+    const contentType = contentTypeHeader.split(';')[0].trim().toLowerCase();
+    const accepted = r.custom ? [JSON_PATCH, MERGE_PATCH, APPLY_PATCH] : [JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH];
+    if (!accepted.includes(contentType)) {
+      throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+    }
+    const isApply = contentType === APPLY_PATCH;
+    if (q.has('force') && !isApply) {
+      throw invalid('PatchOptions', 'meta.k8s.io', '', [{ field: 'force', type: 'FieldValueForbidden', detail: 'may not be specified for non-apply patch' }]);
+    }
+    const sub = route.subresource ? ('status' as const) : undefined;
+    const ns = route.namespace || undefined;
+    if (isApply) {
+      if (!q.get('fieldManager')) {
+        throw invalid('PatchOptions', 'meta.k8s.io', '', [{ field: 'fieldManager', type: 'FieldValueRequired', detail: 'is required for apply patch' }]);
+      }
+      let applied: unknown;
+      try {
+        applied = parseYaml(body.toString('utf8'));
+      } catch (err) {
+        throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (!applied || typeof applied !== 'object' || Array.isArray(applied)) throw badRequest('an apply patch must be an object');
+      const cfg = applied as KObject;
+      if (cfg.metadata?.name !== undefined && cfg.metadata.name !== route.name) throw badRequest(`the name of the object (${cfg.metadata.name}) does not match the name on the URL (${route.name})`);
+      const current = this.store.peek(r.id, route.name, route.namespace);
+      if (!current) {
+        if (sub) throw notFound(r.group, r.plural, route.name);
+        const created = this.store.createRef(r.id, { ...cfg, metadata: { ...(cfg.metadata ?? {}), name: route.name } }, ns);
+        return [201, this.store.encode(created)];
+      }
+      const merged = r.custom ? applyMergePatch(current, cfg) : applyStrategicMergePatch(current, cfg, r.smp);
+      const updated = this.store.updateRef(r.id, merged, { name: route.name, namespace: ns, subresource: sub });
+      return [200, this.store.encode(updated)];
+    }
+    const current = this.store.getRef(r.id, route.name, route.namespace);
+    const patchBody = parseJsonBody(body);
+    let next: unknown;
+    if (contentType === JSON_PATCH) next = applyJsonPatch(current, patchBody);
+    else if (contentType === MERGE_PATCH) next = applyMergePatch(current, patchBody);
+    else next = applyStrategicMergePatch(current, patchBody, r.smp);
+    // A resourceVersion left in the patched object (unchanged or set by the patch) is a precondition.
+    const updated = this.store.updateRef(r.id, next, { name: route.name, namespace: ns, subresource: sub });
+    return [200, this.store.encode(updated)];
+  }
+
+  // ------------------------------------------------------------------ watch
+
+  private watch(req: http.IncomingMessage, res: http.ServerResponse, route: Route, q: URLSearchParams, drop: boolean): void {
+    const r = route.resource;
+    const labels = parseLabelSelector(q.get('labelSelector'));
+    const fields = parseFieldSelector(q.get('fieldSelector'), ['metadata.name', 'metadata.namespace', ...r.fieldSelectors]);
+    if (route.name) fields.push({ field: 'metadata.name', op: 'eq', value: route.name });
+    const bookmarks = boolParam(q, 'allowWatchBookmarks');
+    const sendInitial = boolParam(q, 'sendInitialEvents');
+    const rvParam = q.get('resourceVersion') ?? '';
+    const timeoutRaw = q.get('timeoutSeconds');
+    const timeoutSeconds = timeoutRaw === null || timeoutRaw === '' ? undefined : Number(timeoutRaw);
+    if (timeoutSeconds !== undefined && (!Number.isFinite(timeoutSeconds) || timeoutSeconds < 0)) throw badRequest(`invalid timeoutSeconds "${timeoutRaw}"`);
+    if (rvParam !== '' && !/^\d+$/.test(rvParam)) throw badRequest(`invalid resourceVersion "${rvParam}": must be an integer`);
+    if (sendInitial && (!bookmarks || q.get('resourceVersionMatch') !== 'NotOlderThan')) {
+      throw invalid('ListOptions', 'meta.k8s.io', '', [{ field: 'sendInitialEvents', type: 'FieldValueForbidden', detail: 'sendInitialEvents requires allowWatchBookmarks=true and resourceVersionMatch=NotOlderThan' }]);
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    // Send the headers now: clients (node-fetch) resolve the request on them, before any event.
+    res.flushHeaders();
+    if (drop) {
+      req.socket.destroy();
+      return;
+    }
+    const inScope = (o: KObject | undefined): boolean =>
+      !!o && (!route.namespace || o.metadata?.namespace === route.namespace) && (labels.length === 0 || matchesLabels(labels, o.metadata?.labels)) && (fields.length === 0 || matchesFields(fields, o));
+    const write = (type: string, objJson: string): void => {
+      res.write(`{"type":"${type}","object":${objJson}}\n`);
+    };
+    const deliver = (e: ChangeEvent): void => {
+      const now = inScope(e.object);
+      if (e.type === 'MODIFIED') {
+        // Filtered watches see objects enter (ADDED) and leave (DELETED) their selection.
+        const before = inScope(e.previous);
+        if (now && before) write('MODIFIED', this.store.encode(e.object));
+        else if (now) write('ADDED', this.store.encode(e.object));
+        else if (before) write('DELETED', this.store.encode(e.object));
+      } else if (now) write(e.type, this.store.encode(e.object));
+    };
+    const bookmark = (extra?: Record<string, string>): void => {
+      const metadata: Record<string, unknown> = { resourceVersion: String(this.store.hub.deliveredRv(this.store.resourceVersion)) };
+      if (extra) metadata.annotations = extra;
+      write('BOOKMARK', JSON.stringify({ kind: r.kind, apiVersion: apiVersionOf(r), metadata }));
+    };
+
+    let closed = false;
+    let unsubscribe = (): void => {};
+    let bookmarkTimer: NodeJS.Timeout | undefined;
+    let timeoutTimer: NodeJS.Timeout | undefined;
+    const close = (): void => {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      clearInterval(bookmarkTimer);
+      clearTimeout(timeoutTimer);
+      this.watches.delete(close);
+      res.end();
+    };
+    this.watches.add(close);
+    res.on('close', close);
+
+    const fromRv = rvParam === '' || rvParam === '0' ? undefined : Number(rvParam);
+    if (fromRv !== undefined && fromRv > this.store.resourceVersion) {
+      write('ERROR', JSON.stringify(new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${fromRv}, current: ${this.store.resourceVersion}`).toStatus()));
+      close();
+      return;
+    }
+    const replay = fromRv === undefined ? [] : this.store.hub.since(r.id, fromRv);
+    if (replay === undefined) {
+      write('ERROR', JSON.stringify(expired(`too old resource version: ${fromRv} (${this.store.hub.compactedRv})`).toStatus()));
+      close();
+      return;
+    }
+    // Subscribing and replaying happen in one tick, so no event falls between them.
+    unsubscribe = this.store.hub.subscribe({ resource: r.id, deliver });
+    if (fromRv === undefined || sendInitial) {
+      // No resourceVersion: the current state first, as synthetic ADDED events.
+      for (const o of this.store.listRefs(r.id, { namespace: route.namespace || undefined })) if (inScope(o)) write('ADDED', this.store.encode(o));
+      if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });
+    }
+    for (const e of replay) deliver(e);
+    if (bookmarks) {
+      bookmarkTimer = setInterval(() => {
+        if (!this.store.hub.isPaused) bookmark();
+      }, this.bookmarkIntervalMs);
+    }
+    if (timeoutSeconds !== undefined) {
+      timeoutTimer = setTimeout(() => {
+        if (bookmarks && !this.store.hub.isPaused) bookmark();
+        close();
+      }, timeoutSeconds * 1000);
+    }
+  }
+}
+
+/** Starts an API server double on 127.0.0.1 and resolves once it accepts connections. */
+export async function startApiServerDouble(options: ApiServerDoubleOptions = {}): Promise<ApiServerDouble> {
+  const server = new ApiServer(options);
+  await server.start();
+  return server;
+}
