@@ -81,7 +81,7 @@ export class BlockTree {
       const level = this.hintLevel;
       const cs = this.unit[level];
       const idx = (start - this.hintStart) / cs;
-      if (size >= cs && idx >= 0 && idx < this.fanout[level]) {
+      if (size >= cs && idx >= 0 && idx + size / cs <= this.fanout[level]) {
         const c = size / cs;
         const m = run(c, idx);
         if ((h.full & m) === m) return false;

@@ -1,0 +1,57 @@
+import { describe, it, expect } from 'vitest';
+import { CIDRParseError, cidrContains, cidrsOverlap, parseCIDR, parseCIDRList } from '../../src/ipam/cidr.js';
+
+describe('parseCIDR', () => {
+  it.each([
+    ['10.10.0.1/24', '10.10.0.0/24', 4, 24],
+    ['10.0.0.0/8', '10.0.0.0/8', 4, 8],
+    ['0.0.0.0/0', '0.0.0.0/0', 4, 0],
+    ['192.168.1.77/32', '192.168.1.77/32', 4, 32],
+    // The API server parses IPv4 leniently: leading zeros are decimal.
+    ['010.001.0.0/16', '10.1.0.0/16', 4, 16],
+    ['FD00:0:0:0:0:0:0:1/64', 'fd00::/64', 6, 64],
+    ['fd00:1:2:3:4:5:6:7/128', 'fd00:1:2:3:4:5:6:7/128', 6, 128],
+    ['2001:db8:0:0:1:0:0:1/128', '2001:db8::1:0:0:1/128', 6, 128],
+    ['2001:0:0:1:0:0:0:0/64', '2001:0:0:1::/64', 6, 64],
+    ['::/0', '::/0', 6, 0],
+    ['::ffff:10.1.2.3/120', '::ffff:a01:200/120', 6, 120],
+    ['fd00:96::/112', 'fd00:96::/112', 6, 112],
+    ['1:0:1:0:1:0:1:0/128', '1:0:1:0:1:0:1:0/128', 6, 128],
+  ])('%s → %s', (input, text, family, prefix) => {
+    const c = parseCIDR(input);
+    expect(c.text).toBe(text);
+    expect(c.family).toBe(family);
+    expect(c.prefix).toBe(prefix);
+  });
+
+  it.each([
+    ['10.0.0.0', 'missing "/prefix"'],
+    ['10.0.0.0/33', 'prefix length must be 0..32'],
+    ['10.0.0.256/24', 'not an IPv4 address'],
+    ['10.0.0/24', 'not an IPv4 address'],
+    ['fd00::/129', 'prefix length must be 0..128'],
+    ['fd00:::1/64', 'not an IPv6 address'],
+    ['fd00::1::2/64', 'not an IPv6 address'],
+    ['fe80::1%eth0/64', 'not an IPv6 address'],
+    ['10.0.0.0/-1', 'prefix length'],
+    ['10.0.0.0/ 8', 'prefix length'],
+  ])('rejects %s', (input, reason) => {
+    expect(() => parseCIDR(input)).toThrow(CIDRParseError);
+    expect(() => parseCIDR(input)).toThrow(`invalid CIDR "${input}": ${reason}`);
+  });
+
+  it('containment and overlap', () => {
+    const a = parseCIDR('10.0.0.0/8');
+    const b = parseCIDR('10.1.0.0/16');
+    const c = parseCIDR('11.0.0.0/16');
+    expect(cidrContains(a, b)).toBe(true);
+    expect(cidrContains(b, a)).toBe(false);
+    expect(cidrsOverlap(b, a)).toBe(true);
+    expect(cidrsOverlap(a, c)).toBe(false);
+    expect(cidrsOverlap(a, parseCIDR('::/0'))).toBe(false);
+  });
+
+  it('parses flag lists', () => {
+    expect(parseCIDRList('10.0.0.0/8, fd00::/48,').map((c) => c.text)).toEqual(['10.0.0.0/8', 'fd00::/48']);
+  });
+});
