@@ -24,8 +24,10 @@ export interface AWSProviderOptions {
   /** Endpoint override; without it the SDK also honours AWS_ENDPOINT_URL_EC2 / AWS_ENDPOINT_URL. */
   endpoint?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
-  /** SDK attempts per request (adaptive retry mode). Default 3. */
+  /** SDK attempts per request. Default 3. */
   maxAttempts?: number;
+  /** SDK retry mode. Default 'adaptive' (client-side rate limiting after throttles). */
+  retryMode?: 'standard' | 'adaptive';
   /** Our own retries of a throttled request, paced by the gate. Default 5. */
   throttleRetries?: number;
   /** Throttle gate; default the process-wide one. */
@@ -81,7 +83,7 @@ function buildClient(options: AWSProviderOptions, region: string | undefined): E
     ...(region ? { region } : {}),
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
-    retryMode: 'adaptive',
+    retryMode: options.retryMode ?? 'adaptive',
     maxAttempts: options.maxAttempts ?? 3,
   });
 }
@@ -184,6 +186,7 @@ export class AWSCloudProvider implements CloudProvider {
 
   /** One answer per node name: the live instance, notFound, or an error. */
   private async lookup(nodes: readonly NodeRef[], signal?: AbortSignal): Promise<Map<string, Lookup>> {
+    signal?.throwIfAborted();
     const byID = new Map<string, string[]>();
     const byDNS = new Map<string, string[]>();
     const out = new Map<string, Lookup>();
@@ -207,6 +210,8 @@ export class AWSCloudProvider implements CloudProvider {
       else add(byDNS, n.name, n.name);
     }
     const [ids, names] = await Promise.all([this.describeByIDs([...byID.keys()], signal), this.describeByDNSNames([...byDNS.keys()], signal)]);
+    // An aborted round is abandoned as a whole, rather than reported as per-node errors.
+    signal?.throwIfAborted();
     for (const [id, nodeNames] of byID) for (const n of nodeNames) out.set(n, ids.get(id)!);
     for (const [dns, nodeNames] of byDNS) for (const n of nodeNames) out.set(n, names.get(dns)!);
     return out;

@@ -135,6 +135,15 @@ export class EC2Emulator {
     this.server = undefined;
   }
 
+  /** Forgets instances, recorded requests and pending injected errors. */
+  reset(): this {
+    this.instances.clear();
+    this.requests.length = 0;
+    this.injected = [];
+    this.defaultPageSize = Infinity;
+    return this;
+  }
+
   add(...instances: EmulatedInstance[]): this {
     for (const i of instances) this.instances.set(i.instanceId, i);
     return this;

@@ -1,0 +1,254 @@
+import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
+import { AWSCloudProvider, type AWSProviderOptions } from '../../../providers/aws/provider.js';
+import { BackoffGate } from '../../../providers/aws/backoff.js';
+import { EC2Emulator, type EmulatedInstance } from '../../emulators/ec2/server.js';
+import type { NodeRef } from '../../../providers/types.js';
+
+const emu = new EC2Emulator();
+let endpoint = '';
+const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'fake-secret' };
+const providers: AWSCloudProvider[] = [];
+
+beforeAll(async () => {
+  endpoint = await emu.start();
+});
+afterAll(async () => {
+  for (const p of providers) p.close();
+  await emu.stop();
+});
+beforeEach(() => {
+  emu.reset();
+});
+
+function provider(options: AWSProviderOptions = {}): AWSCloudProvider {
+  const p = new AWSCloudProvider({
+    endpoint,
+    credentials,
+    region: 'us-east-1',
+    // SDK retries and its adaptive rate limiter off: throttling is exercised through our own
+    // gate, with millisecond delays.
+    maxAttempts: 1,
+    retryMode: 'standard',
+    gate: new BackoffGate({ baseMs: 1, maxMs: 5 }),
+    ...options,
+  });
+  providers.push(p);
+  return p;
+}
+
+/** A valid 17-hex-digit instance ID for n. */
+const iid = (n: number): string => `i-${n.toString(16).padStart(17, '0')}`;
+
+function instance(n: number, extra: Partial<EmulatedInstance> = {}): EmulatedInstance {
+  const ip = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+  return {
+    instanceId: iid(n),
+    availabilityZone: 'us-east-1a',
+    instanceType: 'm5.large',
+    privateDnsName: `ip-${ip.replace(/\./g, '-')}.ec2.internal`,
+    privateIp: ip,
+    networkInterfaces: [{ deviceIndex: 0, privateIps: [ip] }],
+    ...extra,
+  };
+}
+
+const byProviderID = (n: number, name = `node-${n}`): NodeRef => ({ name, providerID: `aws:///us-east-1a/${iid(n)}` });
+
+describe('AWSCloudProvider through the EC2 emulator', () => {
+  it('maps a found instance to metadata', async () => {
+    emu.add(
+      instance(1, {
+        publicIp: '54.0.0.1',
+        publicDnsName: 'ec2-54-0-0-1.compute-1.amazonaws.com',
+        networkInterfaces: [
+          { deviceIndex: 1, privateIps: ['10.1.0.1'], ipv6: ['2600:1F18::1:0:0:1'] },
+          { deviceIndex: 0, privateIps: ['10.0.0.1', '10.0.0.11'], publicIp: '54.0.0.1', ipv6: ['2600:1f18::1'] },
+        ],
+      }),
+    );
+    const p = provider({ config: { nodeIPFamilies: ['ipv4', 'ipv6'] } });
+    const res = await p.instancesMetadata([byProviderID(1)]);
+    expect(res.get('node-1')).toEqual({
+      kind: 'found',
+      value: {
+        providerID: `aws:///us-east-1a/${iid(1)}`,
+        instanceType: 'm5.large',
+        zone: 'us-east-1a',
+        region: 'us-east-1',
+        addresses: [
+          { type: 'InternalIP', address: '10.0.0.1' },
+          { type: 'InternalIP', address: '10.0.0.11' },
+          { type: 'InternalIP', address: '10.1.0.1' },
+          { type: 'ExternalIP', address: '54.0.0.1' },
+          { type: 'InternalDNS', address: 'ip-10-0-0-1.ec2.internal' },
+          { type: 'Hostname', address: 'ip-10-0-0-1.ec2.internal' },
+          { type: 'ExternalDNS', address: 'ec2-54-0-0-1.compute-1.amazonaws.com' },
+          { type: 'InternalIP', address: '2600:1f18::1' },
+          { type: 'InternalIP', address: '2600:1f18::1:0:0:1' },
+        ],
+      },
+    });
+    expect(emu.describeCalls()).toBe(1);
+  });
+
+  it('answers stopped, terminated and missing instances', async () => {
+    emu.add(instance(1), instance(2, { state: 'stopped' }), instance(3, { state: 'terminated' }));
+    const p = provider();
+    const nodes = [byProviderID(1), byProviderID(2), byProviderID(3), byProviderID(4)];
+    const md = await p.instancesMetadata(nodes);
+    expect([...md.values()].map((r) => r.kind)).toEqual(['found', 'found', 'notFound', 'notFound']);
+    const down = await p.instancesShutdown(nodes);
+    expect(down.get('node-1')).toEqual({ kind: 'found', value: false });
+    expect(down.get('node-2')).toEqual({ kind: 'found', value: true });
+    expect(down.get('node-3')?.kind).toBe('notFound');
+    expect(down.get('node-4')?.kind).toBe('notFound');
+    const exist = await p.instancesExist(nodes);
+    expect([...exist.values()]).toEqual([true, true, false, false].map((value) => ({ kind: 'found', value })));
+  });
+
+  it('keeps answering the rest of a batch when some IDs do not exist or are malformed', async () => {
+    for (let n = 1; n <= 6; n++) emu.add(instance(n));
+    const p = provider();
+    const nodes = [byProviderID(1), byProviderID(2), byProviderID(90), byProviderID(3), byProviderID(91), { name: 'bad', providerID: 'aws:///us-east-1a/i-NOTHEX' }, byProviderID(4)];
+    const res = await p.instancesMetadata(nodes);
+    expect(res.get('node-1')?.kind).toBe('found');
+    expect(res.get('node-2')?.kind).toBe('found');
+    expect(res.get('node-3')?.kind).toBe('found');
+    expect(res.get('node-4')?.kind).toBe('found');
+    expect(res.get('node-90')).toMatchObject({ kind: 'notFound', reason: `EC2 instance ${iid(90)} does not exist` });
+    expect(res.get('node-91')?.kind).toBe('notFound');
+    expect(res.get('bad')).toMatchObject({ kind: 'error', retryable: true });
+    const bad = res.get('bad');
+    expect(bad?.kind === 'error' && bad.error.message).toMatch(/malformed.*i-NOTHEX/);
+    // One call fails on the malformed ID, one on the two missing IDs, one succeeds.
+    expect(emu.requests.map((r) => r.status)).toEqual([400, 400, 200]);
+    expect(emu.requests[2]!.instanceIds).toEqual([iid(1), iid(2), iid(3), iid(4)]);
+  });
+
+  it('splits a batch when EC2 does not say which ID it rejected', async () => {
+    for (let n = 1; n <= 4; n++) emu.add(instance(n));
+    const p = provider();
+    emu.failNext('InvalidInstanceID.NotFound', 'One or more instance IDs do not exist');
+    const res = await p.instancesMetadata([1, 2, 3, 4].map((n) => byProviderID(n)));
+    expect([...res.values()].map((r) => r.kind)).toEqual(['found', 'found', 'found', 'found']);
+    expect(emu.describeCalls()).toBe(3);
+  });
+
+  it('follows NextToken pagination', async () => {
+    for (let n = 1; n <= 23; n++) emu.add(instance(n));
+    emu.defaultPageSize = 10;
+    const p = provider();
+    const res = await p.instancesMetadata(Array.from({ length: 23 }, (_, k) => byProviderID(k + 1)));
+    expect([...res.values()].every((r) => r.kind === 'found')).toBe(true);
+    expect(emu.requests.map((r) => r.nextToken !== undefined)).toEqual([false, true, true]);
+    expect(p.apiCalls).toBe(3);
+  });
+
+  it('backs off on throttling and then succeeds, sharing the gate', async () => {
+    emu.add(instance(1));
+    const gate = new BackoffGate({ baseMs: 1, maxMs: 4 });
+    const p = provider({ gate });
+    emu.throttleNext(3);
+    const res = await p.instancesMetadata([byProviderID(1)]);
+    expect(res.get('node-1')?.kind).toBe('found');
+    expect(emu.requests.map((r) => r.status)).toEqual([503, 503, 503, 200]);
+    expect(gate.throttles).toBe(3);
+  });
+
+  it('reports retryable errors when throttling outlasts the retries', async () => {
+    emu.add(instance(1));
+    const p = provider({ throttleRetries: 2 });
+    emu.throttleNext(10);
+    const res = await p.instancesMetadata([byProviderID(1), { name: 'by-dns' }]);
+    expect(res.get('node-1')).toMatchObject({ kind: 'error', retryable: true });
+    expect(res.get('by-dns')).toMatchObject({ kind: 'error', retryable: true });
+    const r = res.get('node-1');
+    expect(r?.kind === 'error' && r.error.name).toBe('RequestLimitExceeded');
+  });
+
+  it('finds nodes by instance-ID node name and by private DNS name with the cluster tag', async () => {
+    emu.add(
+      instance(1, { privateDnsName: 'ip-10-0-0-1.ec2.internal', tags: { 'kubernetes.io/cluster/prod': 'owned' } }),
+      instance(2, { privateDnsName: 'ip-10-0-0-2.ec2.internal', tags: { KubernetesCluster: 'prod' } }),
+      instance(3, { privateDnsName: 'ip-10-0-0-3.ec2.internal', tags: { 'kubernetes.io/cluster/other': 'owned' } }),
+      instance(4, { privateDnsName: 'ip-10-0-0-4.ec2.internal', tags: { 'kubernetes.io/cluster/prod': 'shared' }, state: 'terminated' }),
+      instance(5, { privateDnsName: 'ip-10-0-0-4.ec2.internal', tags: { 'kubernetes.io/cluster/prod': 'shared' }, state: 'stopped' }),
+      instance(6, { privateDnsName: 'ip-10-0-0-6.ec2.internal', tags: { 'kubernetes.io/cluster/prod': '' } }),
+      instance(7, { privateDnsName: 'ip-10-0-0-6.ec2.internal', tags: { 'kubernetes.io/cluster/prod': 'owned' } }),
+      instance(8),
+    );
+    const p = provider({ config: { clusterID: 'prod' } });
+    const names = ['ip-10-0-0-1.ec2.internal', 'ip-10-0-0-2.ec2.internal', 'ip-10-0-0-3.ec2.internal', 'ip-10-0-0-4.ec2.internal', 'ip-10-0-0-6.ec2.internal', `${iid(8)}.ec2.internal`];
+    const res = await p.instancesMetadata(names.map((name) => ({ name })));
+    const idOf = (name: string): string | undefined => {
+      const r = res.get(name);
+      return r?.kind === 'found' ? r.value.providerID : r?.kind;
+    };
+    expect(names.map(idOf)).toEqual([
+      `aws:///us-east-1a/${iid(1)}`,
+      `aws:///us-east-1a/${iid(2)}`,
+      'notFound',
+      `aws:///us-east-1a/${iid(5)}`,
+      'error',
+      `aws:///us-east-1a/${iid(8)}`,
+    ]);
+    const dup = res.get('ip-10-0-0-6.ec2.internal');
+    expect(dup?.kind === 'error' && dup.error.message).toMatch(/several EC2 instances/);
+    const filterCall = emu.requests.find((r) => r.filters.length > 0)!;
+    expect(filterCall.filters).toEqual([
+      { name: 'private-dns-name', values: names.slice(0, 5) },
+      { name: 'instance-state-name', values: ['pending', 'running', 'shutting-down', 'stopping', 'stopped'] },
+    ]);
+    expect(filterCall.maxResults).toBe(1000);
+    expect(emu.describeCalls()).toBe(2);
+  });
+
+  it('chunks private DNS name filters at 150 values', async () => {
+    const p = provider({ config: { clusterID: 'prod' } });
+    await p.instancesMetadata(Array.from({ length: 301 }, (_, k) => ({ name: `node-${k}` })));
+    expect(emu.requests.map((r) => r.filters[0]!.values.length)).toEqual([150, 150, 1]);
+  });
+
+  it('reports an unparseable providerID as an error without calling EC2', async () => {
+    const p = provider();
+    const res = await p.instancesMetadata([{ name: 'n', providerID: 'gce://project/zone/n' }]);
+    const r = res.get('n');
+    expect(r?.kind === 'error' && r.error.message).toMatch(/providerID "gce:\/\/project\/zone\/n"/);
+    expect(emu.describeCalls()).toBe(0);
+  });
+
+  it('resyncs 5,000 nodes with at most 10 DescribeInstances calls', async () => {
+    for (let n = 1; n <= 5000; n++) emu.add(instance(n));
+    const p = provider();
+    const nodes = Array.from({ length: 5000 }, (_, k) => byProviderID(k + 1));
+    const res = await p.instancesMetadata(nodes);
+    expect([...res.values()].filter((r) => r.kind === 'found')).toHaveLength(5000);
+    expect(emu.describeCalls()).toBeLessThanOrEqual(10);
+    expect(emu.requests.every((r) => r.instanceIds.length <= 500)).toBe(true);
+    expect(new Set(emu.requests.flatMap((r) => r.instanceIds)).size).toBe(5000);
+  });
+
+  it('uses AWS_ENDPOINT_URL_EC2 when no endpoint is given', async () => {
+    emu.add(instance(1));
+    const saved = process.env.AWS_ENDPOINT_URL_EC2;
+    process.env.AWS_ENDPOINT_URL_EC2 = endpoint;
+    try {
+      const p = await AWSCloudProvider.create({ credentials, config: { region: 'eu-west-1' }, maxAttempts: 1, retryMode: 'standard' });
+      providers.push(p);
+      const res = await p.instancesMetadata([byProviderID(1)]);
+      expect(res.get('node-1')).toMatchObject({ kind: 'found', value: { region: 'eu-west-1' } });
+      expect(emu.describeCalls()).toBe(1);
+    } finally {
+      if (saved === undefined) delete process.env.AWS_ENDPOINT_URL_EC2;
+      else process.env.AWS_ENDPOINT_URL_EC2 = saved;
+    }
+  });
+
+  it('honours an abort signal', async () => {
+    emu.add(instance(1));
+    const p = provider();
+    const ac = new AbortController();
+    ac.abort(new Error('stopping'));
+    await expect(p.instancesMetadata([byProviderID(1)], ac.signal)).rejects.toThrow('stopping');
+  });
+});
