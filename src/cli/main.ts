@@ -2,7 +2,7 @@
 // Entry point of the `node-address-ccm` binary. Each subcommand lives in its own file under
 // ./commands and registers itself on the shared commander program.
 import { Command, CommanderError } from 'commander';
-import { USAGE_EXIT_CODE } from './exit-codes.js';
+import { USAGE_EXIT_CODE, UsageError } from './exit-codes.js';
 import { registerCommands } from './commands/index.js';
 
 export function buildProgram(): Command {
@@ -25,7 +25,11 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = process.exitCode && process.exitCode !== 0 ? process.exitCode : 1;
+    if (err instanceof UsageError) {
+      process.exitCode = USAGE_EXIT_CODE;
+    } else if (!process.exitCode) {
+      process.exitCode = 1;
+    }
   }
 }
 
