@@ -1,8 +1,10 @@
 // One line per subcommand; each file exports a `register(program)` function.
 import type { Command } from 'commander';
 import { register as registerExplain } from './explain.js';
+import { register as registerApiserver } from './apiserver.js';
 
 export function registerCommands(_program: Command): void {
   // Subcommands register here.
   registerExplain(_program);
+  registerApiserver(_program);
 }
