@@ -37,6 +37,7 @@ export class DockerEmulator {
   readonly requests: DockerRequest[] = [];
   private readonly containers: Stored[] = [];
   private faults: { status: number; message: string }[] = [];
+  private afterList: (() => void)[] = [];
   private server?: Server;
   private dir?: string;
   socketPath = '';
@@ -63,6 +64,11 @@ export class DockerEmulator {
     const c = this.containers.find((x) => x.input.name === name);
     if (!c) throw new Error(`DockerEmulator: no container ${name}`);
     c.input.networks = networks;
+  }
+
+  /** Runs once right after the next listing is answered, e.g. to remove a container mid-round. */
+  afterNextList(fn: () => void): void {
+    this.afterList.push(fn);
   }
 
   /** The next requests fail with these statuses, one per request. */
@@ -180,7 +186,9 @@ export class DockerEmulator {
           return have !== undefined && (value === undefined || have === value);
         });
       });
-      return send(200, matches.map((c) => this.summary(c)));
+      send(200, matches.map((c) => this.summary(c)));
+      for (const fn of this.afterList.splice(0)) fn();
+      return;
     }
     const m = /^\/containers\/([^/]+)\/json$/.exec(p);
     if (m) {
