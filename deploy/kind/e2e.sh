@@ -19,10 +19,6 @@ CLUSTER="node-address-ccm"
 CONTEXT="kind-${CLUSTER}"
 IMAGE="node-address-ccm:e2e"
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-WORK_DIR="$(mktemp -d "${TMPDIR:-/tmp}/node-address-ccm-e2e.XXXXXX")"
-ADMIN_KUBECONFIG="${WORK_DIR}/admin.kubeconfig"
-SA_KUBECONFIG="${WORK_DIR}/sa.kubeconfig"
-PROVIDER_LOG="${WORK_DIR}/kind-provider.log"
 PROVIDER_PID=""
 
 log() { printf '==> %s\n' "$*" >&2; }
@@ -34,18 +30,23 @@ for tool in docker kind kubectl node npm curl; do
   command -v "${tool}" >/dev/null 2>&1 || missing+=("${tool}")
 done
 if ((${#missing[@]} > 0)); then
-  cat >&2 <<MSG
-e2e: missing required tools: ${missing[*]}
-This script needs:
-  docker   a running Docker engine (kind nodes are containers; the image is built with it)
-  kind     https://kind.sigs.k8s.io/ (creates the cluster)
-  kubectl  1.31 or newer (applies the kind overlay with 'kubectl apply -k')
-  node/npm Node.js 20.19+ (builds the project, runs the host provider and the e2e suite)
-  curl     (waits for the host provider's /readyz)
-MSG
+  # Builtins only here: this must work on a machine that lacks the tools.
+  printf '%s\n' >&2 \
+    "e2e: missing required tools: ${missing[*]}" \
+    "This script needs:" \
+    "  docker   a running Docker engine (kind nodes are containers; the image is built with it)" \
+    "  kind     https://kind.sigs.k8s.io/ (creates the cluster)" \
+    "  kubectl  1.31 or newer (applies the kind overlay with 'kubectl apply -k')" \
+    "  node/npm Node.js 20.19+ (builds the project, runs the host provider and the e2e suite)" \
+    "  curl     (waits for the host provider's /readyz)"
   exit 2
 fi
 docker info >/dev/null 2>&1 || die "docker is installed but the engine is not reachable (is the daemon running?)"
+
+WORK_DIR="$(mktemp -d "${TMPDIR:-/tmp}/node-address-ccm-e2e.XXXXXX")"
+ADMIN_KUBECONFIG="${WORK_DIR}/admin.kubeconfig"
+SA_KUBECONFIG="${WORK_DIR}/sa.kubeconfig"
+PROVIDER_LOG="${WORK_DIR}/kind-provider.log"
 
 cleanup() {
   local rc=$?
@@ -104,7 +105,7 @@ NODE_CASE["${CLUSTER}-worker3"]="dual-ipv4-primary"
 NODE_CASE["${CLUSTER}-worker4"]="dual-ipv6-primary"
 NODE_CASE["${CLUSTER}-worker5"]="ip-the-node-lacks"
 
-overrides_json='{}'
+LACKING_NODE=""
 for node in "${NODES[@]}"; do
   v4="$(container_ipv4 "${node}")"
   v6="$(container_ipv6 "${node}")"
@@ -120,14 +121,7 @@ for node in "${NODES[@]}"; do
       # instance only has 192.0.2.10 and 2001:db8::10: the provided IP is not among the node's
       # addresses, so the node must stay uninitialised with a warning event.
       set_node_ip "${node}" "${v4}"
-      overrides_json="$(node -e '
-        const o = JSON.parse(process.argv[1]);
-        o[process.argv[2]] = JSON.stringify([
-          { type: "InternalIP", address: "192.0.2.10" },
-          { type: "InternalIP", address: "2001:db8::10" },
-          { type: "Hostname", address: process.argv[2] },
-        ]);
-        process.stdout.write(JSON.stringify(o));' "${overrides_json}" "${node}")"
+      LACKING_NODE="${node}"
       ;;
     *) die "no --node-ip case for node ${node}" ;;
   esac
@@ -162,13 +156,19 @@ kind load docker-image "${IMAGE}" --name "${CLUSTER}"
 log "applying deploy/overlays/kind"
 kc apply -k "${REPO_ROOT}/deploy/overlays/kind"
 kc wait --for=condition=Established --timeout=60s crd/clustercidrs.networking.x-k8s.io
-node -e '
-  process.stdout.write(JSON.stringify({
-    apiVersion: "v1", kind: "ConfigMap",
-    metadata: { name: "node-address-ccm-kind-overrides", namespace: "kube-system",
-                labels: { "app.kubernetes.io/name": "node-address-ccm" } },
-    data: JSON.parse(process.argv[1]),
-  }));' "${overrides_json}" | kc apply -f -
+# Address overrides for the kind provider (format: providers/kind/overrides.ts).
+overrides_yaml="nodes: {}"
+if [[ -n "${LACKING_NODE}" ]]; then
+  overrides_yaml="nodes:
+  ${LACKING_NODE}:
+    mode: replace
+    addresses:
+      - { type: InternalIP, address: '192.0.2.10' }
+      - { type: InternalIP, address: '2001:db8::10' }
+      - { type: Hostname, address: '${LACKING_NODE}' }"
+fi
+kc -n kube-system create configmap node-address-ccm-kind-overrides \
+  --from-literal=overrides.yaml="${overrides_yaml}" --dry-run=client -o yaml | kc apply -f -
 
 # --- 4. cloud-node with the kind provider, on the host, as the ServiceAccount ----------------
 log "building the project for the host provider"
@@ -197,7 +197,8 @@ contexts:
 current-context: ${CONTEXT}
 KUBECONFIG
 log "starting the kind provider on the host (log: ${PROVIDER_LOG})"
-(cd "${REPO_ROOT}" && exec node dist/src/cli/main.js run \
+# --kubeconfig is the controllers' client; KUBECONFIG is the kind provider's (override ConfigMap).
+(cd "${REPO_ROOT}" && KUBECONFIG="${SA_KUBECONFIG}" exec node dist/src/cli/main.js run \
   --controllers=cloud-node \
   --cloud-provider=kind \
   --cloud-config "${REPO_ROOT}/deploy/kind/kind-provider.conf" \

@@ -12,6 +12,9 @@ import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-m
 import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1';
 import { asK8sObject, isObject, loadYamlFile, podContainers, podSpecOf, render, type Json, type JsonObject, type K8sObject } from './kustomize.js';
 import { validate } from './openapi.js';
+import { resolveRunOptions, type RawRunFlags } from '../../src/manager/options.js';
+import { parseAWSCloudConfig } from '../../providers/aws/config.js';
+import { parseGceConfig } from '../../providers/gce/config.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DEPLOY = path.join(ROOT, 'deploy');
@@ -333,22 +336,55 @@ describe('kustomize rendering (base + each overlay)', () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it('aws: --cloud-provider=aws with its mounted cloud config and ClusterCIDR-based IPAM', () => {
+  it('aws: --cloud-provider=aws with a mounted cloud config the aws provider accepts; IPAM off', () => {
     const args = containerArgs(rendered.aws);
     expect(flag(args, 'cloud-provider')).toBe('aws');
-    expect(flag(args, 'cidr-allocator-type')).toBe('MultiCIDRRangeAllocator');
     expect(flag(args, 'controllers')).toBeUndefined(); // default: all controllers
-    expectCloudConfigMounted(rendered.aws);
+    expect(flag(args, 'allocate-node-cidrs')).toBeUndefined(); // default false: the VPC CNI owns pod IPs
+    const conf = parseAWSCloudConfig(expectCloudConfigMounted(rendered.aws));
+    expect(conf.ignored).toEqual([]);
+    expect(conf.nodeIPFamilies).toEqual(['ipv4']);
   });
 
-  it('gce: --cloud-provider=gce with its mounted cloud config and the CloudAllocator', () => {
+  it('gce: --cloud-provider=gce with a mounted cloud config the gce provider accepts; IPAM off', () => {
     const args = containerArgs(rendered.gce);
     expect(flag(args, 'cloud-provider')).toBe('gce');
-    expect(flag(args, 'cidr-allocator-type')).toBe('CloudAllocator');
-    expectCloudConfigMounted(rendered.gce);
+    expect(flag(args, 'allocate-node-cidrs')).toBeUndefined();
+    const conf = parseGceConfig(expectCloudConfigMounted(rendered.gce));
+    expect(conf.project).toBe('my-gcp-project'); // the placeholder deploy/README.md tells operators to replace
   });
 
-  function expectCloudConfigMounted(objects: K8sObject[]): void {
+  // The rendered flags go through the real option parser of `node-address-ccm run`.
+  const rawFlags = (args: string[]): RawRunFlags =>
+    Object.fromEntries(
+      args.map((a) => {
+        const [, name, value] = /^--([a-z0-9-]+)=(.*)$/.exec(a) ?? [];
+        return [name.replace(/-([a-z0-9])/g, (_m: string, c: string) => c.toUpperCase()), value];
+      }),
+    ) as RawRunFlags;
+
+  it.each(['aws', 'gce'] as const)('%s: the rendered flags resolve with `node-address-ccm run`\'s option parser', (overlay) => {
+    const opts = resolveRunOptions(rawFlags(containerArgs(rendered[overlay])));
+    expect(opts.cloudProvider).toBe(overlay);
+    expect([...opts.controllers].sort()).toEqual(['cloud-node', 'node-ipam']);
+    expect(opts.leaderElection).toMatchObject({ enabled: true, namespace: 'kube-system', name: 'node-address-ccm' });
+    expect(opts.bindAddress).toBe('127.0.0.1');
+    expect(opts.securePort).toBe(10268);
+  });
+
+  it('kind: the rendered flags resolve with the option parser (allocator type checked separately)', () => {
+    const raw = rawFlags(containerArgs(rendered.kind));
+    // The KEP-2593 allocator is a product value of --cidr-allocator-type; this build's option
+    // parser may not list it yet, so it is checked against the product's documented set.
+    expect(['RangeAllocator', 'MultiCIDRRangeAllocator', 'CloudAllocator']).toContain(raw.cidrAllocatorType);
+    const opts = resolveRunOptions({ ...raw, cidrAllocatorType: undefined });
+    expect([...opts.controllers]).toEqual(['node-ipam']);
+    expect(opts.cloudProvider).toBeUndefined();
+    expect(opts.ipam).toMatchObject({ allocateNodeCIDRs: true, clusterCIDR: '10.244.0.0/16,fd00:10:244::/56', nodeCIDRMaskSizeIPv4: 24, nodeCIDRMaskSizeIPv6: 64 });
+  });
+
+  /** Checks the cloud config is mounted where --cloud-config points; returns the file's text. */
+  function expectCloudConfigMounted(objects: K8sObject[]): string {
     const args = containerArgs(objects);
     expect(flag(args, 'cloud-config')).toBe('/etc/node-address-ccm/cloud.conf');
     const mounts = containerOf(objects).volumeMounts as JsonObject[];
@@ -362,7 +398,9 @@ describe('kustomize rendering (base + each overlay)', () => {
     expect(volumes).toContainEqual({ name: 'cloud-config', configMap: { name: 'node-address-ccm-cloud-config' } });
     const cm = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'node-address-ccm-cloud-config');
     expect(cm?.metadata.namespace).toBe('kube-system');
-    expect(Object.keys((cm?.data as JsonObject | undefined) ?? {})).toEqual(['cloud.conf']);
+    const data = (cm?.data as Record<string, string> | undefined) ?? {};
+    expect(Object.keys(data)).toEqual(['cloud.conf']);
+    return data['cloud.conf'];
   }
 
   it('kind: node-ipam only, dual-stack ranges of the kind cluster, image loaded by e2e.sh', () => {
