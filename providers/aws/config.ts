@@ -28,6 +28,13 @@ interface RawEntry {
   line: number;
 }
 
+const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', n: '\n', t: '\t' };
+
+function escape(next: string | undefined, lineNo: number): string {
+  if (next === undefined || !(next in ESCAPES)) throw new AWSCloudConfigError(`line ${lineNo}: invalid escape "\\${next ?? ''}"`);
+  return ESCAPES[next]!;
+}
+
 function unquote(raw: string, lineNo: number): string {
   // Walk the value: quoted runs keep spaces and honour escapes; an unquoted ; or # starts a comment.
   let out = '';
@@ -37,12 +44,8 @@ function unquote(raw: string, lineNo: number): string {
     const c = raw[i]!;
     if (inQuote) {
       if (c === '"') inQuote = false;
-      else if (c === '\\') {
-        const n = raw[++i];
-        const map: Record<string, string> = { '"': '"', '\\': '\\', n: '\n', t: '\t' };
-        if (n === undefined || !(n in map)) throw new AWSCloudConfigError(`line ${lineNo}: invalid escape "\\${n ?? ''}"`);
-        out += map[n];
-      } else out += c;
+      else if (c === '\\') out += escape(raw[++i], lineNo);
+      else out += c;
       continue;
     }
     if (c === ';' || c === '#') break;
@@ -53,10 +56,7 @@ function unquote(raw: string, lineNo: number): string {
     } else if (c === ' ' || c === '\t') {
       if (out !== '') pendingSpace += c;
     } else if (c === '\\') {
-      const n = raw[++i];
-      const map: Record<string, string> = { '"': '"', '\\': '\\', n: '\n', t: '\t' };
-      if (n === undefined || !(n in map)) throw new AWSCloudConfigError(`line ${lineNo}: invalid escape "\\${n ?? ''}"`);
-      out += pendingSpace + map[n];
+      out += pendingSpace + escape(raw[++i], lineNo);
       pendingSpace = '';
     } else {
       out += pendingSpace + c;

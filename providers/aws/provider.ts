@@ -28,7 +28,10 @@ export interface AWSProviderOptions {
   maxAttempts?: number;
   /** SDK retry mode. Default 'adaptive' (client-side rate limiting after throttles). */
   retryMode?: 'standard' | 'adaptive';
-  /** Our own retries of a throttled request, paced by the gate. Default 5. */
+  /**
+   * Our own retries of a request still throttled after the SDK's attempts, paced by the shared
+   * gate. Default 3.
+   */
   throttleRetries?: number;
   /** Throttle gate; default the process-wide one. */
   gate?: BackoffGate;
@@ -90,7 +93,7 @@ function buildClient(options: AWSProviderOptions, region: string | undefined): E
 
 export class AWSCloudProvider implements CloudProvider {
   readonly name = 'aws';
-  /** DescribeInstances requests sent (each page counts), for metrics and tests. */
+  /** DescribeInstances requests we issued (each page and each of our retries counts; SDK-internal retries do not). */
   apiCalls = 0;
   readonly region: string | undefined;
   readonly clusterID: string | undefined;
@@ -108,7 +111,7 @@ export class AWSCloudProvider implements CloudProvider {
     this.clusterID = config.clusterID;
     this.region = options.region ?? config.region;
     this.gate = options.gate ?? sharedEC2Gate;
-    this.throttleRetries = options.throttleRetries ?? 5;
+    this.throttleRetries = options.throttleRetries ?? 3;
     this.concurrency = Math.max(1, options.concurrency ?? 4);
     this.logger = options.logger ?? noopLogger;
     this.ownsClient = ownsClient;

@@ -29,6 +29,7 @@ Service = ec2
     ['tag and id agree', '[Global]\nKubernetesClusterTag = c\nKubernetesClusterID = c', { clusterID: 'c' }],
     ['empty value resets a list', '[Global]\nNodeIPFamilies = ipv4\nNodeIPFamilies =\nNodeIPFamilies = ipv6', { nodeIPFamilies: ['ipv6'] }],
     ['quoted value with escapes', '[global]\nKubernetesClusterID = "a\\"b"', { clusterID: 'a"b' }],
+    ['comment characters inside quotes', '[Global]\nKubernetesClusterID = "a;b#c" ; real comment', { clusterID: 'a;b#c' }],
     ['CRLF line endings', '[Global]\r\nRegion = us-east-2\r\n', { region: 'us-east-2' }],
   ];
   it.each(table)('%s', (_name, text, want) => {
@@ -46,6 +47,7 @@ Service = ec2
     ['key before section', 'Region = a', /line 1: "Region" appears before any \[section\]/],
     ['bad header', '[Global', /line 1: invalid section header/],
     ['unterminated quote', '[Global]\nRegion = "abc', /line 2: unterminated quoted value/],
+    ['invalid escape', '[Global]\nKubernetesClusterID = "a\\qb"', /line 2: invalid escape "\\q"/],
     ['garbage line', '[Global]\n= x', /line 2: expected "Name = value"/],
   ];
   it.each(bad)('rejects %s', (_name, text, message) => {
