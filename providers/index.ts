@@ -2,5 +2,7 @@
 import './static/index.js';
 import './fake/index.js';
 import './aws/index.js';
+import './gce/register.js';
+import './kind/register.js';
 
 export { createProvider, knownProviders, registerProvider } from './registry.js';
