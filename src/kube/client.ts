@@ -110,12 +110,16 @@ export interface RequestOptions {
   /** Overrides the read/write default timeout. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Skips the write gate (leader election's own lease writes). */
+  ungated?: boolean;
 }
 
 export interface CallOptions {
   namespace?: string;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** Skips the write gate (leader election's own lease writes). */
+  ungated?: boolean;
 }
 
 export interface ListOptions extends CallOptions {
@@ -223,7 +227,7 @@ export class KubeClient {
   async request<T>(req: RequestOptions): Promise<T> {
     const isWrite = req.method !== 'GET';
     let timeoutMs = req.timeoutMs ?? (isWrite ? this.writeTimeoutMs : this.#readTimeoutMs);
-    if (isWrite && this.#gate) {
+    if (isWrite && this.#gate && !req.ungated) {
       const left = this.#gate();
       if (typeof left === 'number') {
         if (left <= 0) throw new FencedError(`${req.method} ${req.path}: write deadline passed`);
@@ -386,7 +390,7 @@ export class KubeClient {
   }
 
   create<T extends KubeObject>(res: ResourceType, obj: T, opts: CallOptions = {}): Promise<T> {
-    return this.request<T>({ method: 'POST', path: resourcePath(res, { namespace: opts.namespace }), body: obj, signal: opts.signal, timeoutMs: opts.timeoutMs });
+    return this.request<T>({ method: 'POST', path: resourcePath(res, { namespace: opts.namespace }), body: obj, signal: opts.signal, timeoutMs: opts.timeoutMs, ungated: opts.ungated });
   }
 
   /** PUT; the object's metadata.resourceVersion makes it conditional (409 Conflict if stale). */
@@ -397,6 +401,7 @@ export class KubeClient {
       body: obj,
       signal: opts.signal,
       timeoutMs: opts.timeoutMs,
+      ungated: opts.ungated,
     });
   }
 
@@ -408,6 +413,7 @@ export class KubeClient {
       contentType: PATCH_CONTENT_TYPES[type],
       signal: opts.signal,
       timeoutMs: opts.timeoutMs,
+      ungated: opts.ungated,
     });
   }
 
@@ -419,6 +425,7 @@ export class KubeClient {
       body: opts.preconditions ? { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: opts.preconditions } : undefined,
       signal: opts.signal,
       timeoutMs: opts.timeoutMs,
+      ungated: opts.ungated,
     });
   }
 

@@ -8,3 +8,5 @@ export * from './errors.js';
 export * from './client.js';
 export * from './emitter.js';
 export * from './watcher.js';
+export * from './time.js';
+export * from './leader.js';

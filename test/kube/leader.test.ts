@@ -1,0 +1,171 @@
+import { describe, it, expect, afterEach } from 'vitest';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
+import { FencedError } from '../../src/kube/errors.js';
+import { LeaderElector, type LeaderElectionOptions } from '../../src/kube/leader.js';
+import { LEASES, NODES, type LeaseObject } from '../../src/kube/types.js';
+import { formatMicroTime, formatTime, parseTime } from '../../src/kube/time.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const MICRO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+// Short but proportioned like 15 s / 10 s / 2 s with a 4 s write timeout.
+const TIMING = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };
+const WRITE_TIMEOUT = 300;
+
+async function until(cond: () => boolean, what: string, ms = 8000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+let api: ApiServerDouble;
+
+async function server(): Promise<ApiServerDouble> {
+  api = await startApiServerDouble();
+  cleanups.push(() => api.stop());
+  return api;
+}
+
+function candidate(identity: string, extra: Partial<LeaderElectionOptions> = {}) {
+  const client = new KubeClient(kubeConfigFromString(api.kubeconfig), { writeTimeoutMs: WRITE_TIMEOUT, userAgent: `ccm/${identity}` });
+  const log: string[] = [];
+  let leaderSignal: AbortSignal | undefined;
+  let startedAt = 0;
+  const elector = new LeaderElector({
+    client,
+    namespace: 'kube-system',
+    name: 'node-address-ccm',
+    identity,
+    ...TIMING,
+    callbacks: {
+      onStartedLeading: (signal) => { leaderSignal = signal; startedAt = Date.now(); log.push('started'); },
+      onStoppedLeading: () => log.push('stopped'),
+      onNewLeader: (id) => log.push(`leader ${id}`),
+    },
+    ...extra,
+  });
+  client.setWriteGate(elector.writeGate);
+  const ac = new AbortController();
+  const result = elector.run(ac.signal);
+  cleanups.push(async () => { ac.abort(); await result; client.close(); });
+  return { client, elector, log, ac, result, signal: () => leaderSignal, startedAt: () => startedAt };
+}
+
+const readLease = (client: KubeClient) => client.get<LeaseObject>(LEASES, 'node-address-ccm', { namespace: 'kube-system' });
+
+describe('time formats', () => {
+  it.each([
+    [0, '1970-01-01T00:00:00.000000Z', '1970-01-01T00:00:00Z'],
+    [Date.UTC(2026, 10, 22, 2, 15, 7, 123), '2026-11-22T02:15:07.123000Z', '2026-11-22T02:15:07Z'],
+  ])('%i → %s / %s', (ms, micro, time) => {
+    expect(formatMicroTime(ms)).toBe(micro);
+    expect(formatTime(ms)).toBe(time);
+    expect(parseTime(micro)).toBe(Math.floor(ms));
+  });
+
+  it('rejects non-finite times and parses garbage as undefined', () => {
+    expect(() => formatMicroTime(Number.NaN)).toThrow('time');
+    expect(parseTime('yesterday')).toBeUndefined();
+    expect(parseTime(undefined)).toBeUndefined();
+  });
+});
+
+describe('LeaderElector options', () => {
+  it.each([
+    [{ leaseDurationMs: 10_000, renewDeadlineMs: 10_000 }, 4000, 'must be greater than renewDeadlineMs'],
+    [{ renewDeadlineMs: 2000, retryPeriodMs: 2000 }, 400, '1.2 × retryPeriodMs'],
+    [{ retryPeriodMs: 0 }, 4000, 'retryPeriodMs'],
+    [{}, 5000, 'write timeout (5000 ms) must be shorter than leaseDurationMs − renewDeadlineMs (5000 ms)'],
+    [{ identity: '' }, 4000, 'identity'],
+  ])('%o with write timeout %i → %s', (opts, writeTimeoutMs, message) => {
+    const client = new KubeClient(kubeConfigFromString(
+      'apiVersion: v1\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:9", insecure-skip-tls-verify: true}}]\n' +
+      'users: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n'), { writeTimeoutMs });
+    expect(() => new LeaderElector({ client, namespace: 'ns', name: 'l', identity: 'me', callbacks: { onStartedLeading: () => {} }, ...opts }))
+      .toThrow(message);
+  });
+});
+
+describe('LeaderElector against the API server double', () => {
+  it('creates the lease with client-go fields and starts after the takeover delay', async () => {
+    await server();
+    const a = candidate('a');
+    await until(() => a.log.includes('started'), 'leading');
+    const lease = await readLease(a.client);
+    expect(lease.spec?.holderIdentity).toBe('a');
+    expect(lease.spec?.leaseDurationSeconds).toBe(2);
+    expect(lease.spec?.leaseTransitions).toBe(0);
+    expect(lease.spec?.acquireTime).toMatch(MICRO);
+    expect(lease.spec?.renewTime).toMatch(MICRO);
+    expect(a.elector.isLeader()).toBe(true);
+    const acquiredAt = parseTime(lease.spec?.acquireTime) ?? 0;
+    expect(a.startedAt() - acquiredAt).toBeGreaterThanOrEqual(WRITE_TIMEOUT - 20);
+    expect(a.log.slice(0, 2)).toEqual(['leader a', 'started']);
+    // Renewals move renewTime but keep acquireTime.
+    await new Promise((r) => setTimeout(r, 500));
+    const later = await readLease(a.client);
+    expect(later.spec?.acquireTime).toBe(lease.spec?.acquireTime);
+    expect(parseTime(later.spec?.renewTime) ?? 0).toBeGreaterThan(parseTime(lease.spec?.renewTime) ?? 0);
+    // The gate lets writes through while leading.
+    expect(a.elector.writeGate()).toBeGreaterThan(0);
+  });
+
+  it('only one of two candidates leads; release on cancel hands over quickly', async () => {
+    await server();
+    const a = candidate('a', { releaseOnCancel: true });
+    await until(() => a.log.includes('started'), 'a leading');
+    const b = candidate('b');
+    await new Promise((r) => setTimeout(r, 600));
+    expect(b.log).toEqual(['leader a']);
+    expect(b.elector.isLeader()).toBe(false);
+    expect(() => b.elector.writeGate()).toThrow(FencedError);
+    const t0 = Date.now();
+    a.ac.abort();
+    expect(await a.result).toBe('cancelled');
+    expect(a.log.at(-1)).toBe('stopped');
+    expect(a.signal()?.aborted).toBe(true);
+    await until(() => b.log.includes('started'), 'b leading');
+    // Released (1 s duration) instead of waiting out the 2 s lease.
+    expect(Date.now() - t0).toBeLessThan(1500 + WRITE_TIMEOUT);
+    const lease = await readLease(b.client);
+    expect([lease.spec?.holderIdentity, lease.spec?.leaseTransitions]).toEqual(['b', 1]);
+  });
+
+  it('a leader that cannot renew stops writing by the renew deadline and reports lost', async () => {
+    await server();
+    const a = candidate('a');
+    await until(() => a.log.includes('started'), 'leading');
+    const renewedAt = Date.now();
+    api.faults.inject({ resource: 'leases.coordination.k8s.io', verb: ['get', 'update'], status: 500 });
+    expect(await a.result).toBe('lost');
+    const lostAfter = Date.now() - renewedAt;
+    expect(lostAfter).toBeLessThanOrEqual(TIMING.renewDeadlineMs + 100);
+    expect(a.elector.isLeader()).toBe(false);
+    expect(a.signal()?.aborted).toBe(true);
+    expect(a.log.at(-1)).toBe('stopped');
+    const err = await a.client.patch(NODES, 'n1', {}, 'merge').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FencedError);
+  });
+
+  it('a successor waits for the lease to expire when the old leader vanished, then increments transitions', async () => {
+    await server();
+    const a = candidate('a');
+    await until(() => a.log.includes('started'), 'a leading');
+    // a can no longer reach the server at all (partition): only b's requests get through.
+    api.faults.inject({ userAgent: 'ccm/a', status: 503 });
+    const b = candidate('b');
+    const t0 = Date.now();
+    await until(() => b.log.includes('started'), 'b leading');
+    expect(await a.result).toBe('lost');
+    // b observed a's record then had to wait a full lease duration, plus the takeover delay.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(TIMING.leaseDurationMs + WRITE_TIMEOUT - 250);
+    const lease = await readLease(b.client);
+    expect([lease.spec?.holderIdentity, lease.spec?.leaseTransitions]).toEqual(['b', 1]);
+  });
+});
