@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
 import type { Instance, InstanceNetworkInterface } from '@aws-sdk/client-ec2';
 import { awsNodeAddresses } from '../../../providers/aws/addresses.js';
 import type { NodeAddress } from '../../../src/nodeip/types.js';
@@ -126,5 +127,24 @@ describe('awsNodeAddresses', () => {
   ];
   it.each(bad)('throws on %s', (_name, instance, families, message) => {
     expect(() => awsNodeAddresses(instance, { nodeIPFamilies: families })).toThrow(message);
+  });
+});
+
+describe('awsNodeAddresses properties', () => {
+  it('does not depend on the API order of attached interfaces with distinct device indexes', () => {
+    const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255)).map(([a, b, c]) => `10.${a}.${b}.${c}`);
+    const ipv6 = fc.tuple(fc.nat(0xffff), fc.nat(0xffff)).map(([a, b]) => `2600:1f18::${a.toString(16)}:${b.toString(16)}`);
+    const iface = fc.record({ ips: fc.array(ipv4, { maxLength: 3 }), v6: fc.array(ipv6, { maxLength: 2 }), inUse: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(iface, { maxLength: 5 }), fc.boolean(), (list, ipv6First) => {
+        const nis = list.map((x, k) => eni(k, x.ips, { ...v6(...x.v6), Status: x.inUse ? 'in-use' : 'available' }));
+        const families = ipv6First ? ['ipv6', 'ipv4'] : ['ipv4', 'ipv6'];
+        const forward = awsNodeAddresses({ InstanceId: 'i-1', NetworkInterfaces: nis }, { nodeIPFamilies: families });
+        const reversed = awsNodeAddresses({ InstanceId: 'i-1', NetworkInterfaces: [...nis].reverse() }, { nodeIPFamilies: families });
+        expect(reversed).toEqual(forward);
+        const inUse = list.filter((x) => x.inUse);
+        expect(forward.length).toBe(inUse.reduce((n, x) => n + x.ips.length + (x.v6.length > 0 ? 1 : 0), 0));
+      }),
+    );
   });
 });
