@@ -1,0 +1,72 @@
+import { describe, it, expect } from 'vitest';
+import { planPodCIDRs, PlanInputError } from '../../src/ipam/plan.js';
+import { ClusterCIDRValidationError } from '../../src/ipam/clustercidr.js';
+
+const cc = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'networking.x-k8s.io/v1', kind: 'ClusterCIDR', metadata: { name }, spec });
+const node = (name: string, labels: Record<string, string> = {}, podCIDRs?: string[]) => ({ metadata: { name, labels }, spec: podCIDRs ? { podCIDRs } : {} });
+
+describe('planPodCIDRs', () => {
+  it('restores existing blocks first, then allocates in input order', () => {
+    const pools = [
+      cc('default', { perNodeHostBits: 8, ipv4: '10.0.0.0/22' }),
+      cc('gpu', { perNodeHostBits: 6, ipv4: '10.9.0.0/24', nodeSelector: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'gpu', operator: 'Exists' }] }] } }),
+    ];
+    const nodes = [
+      node('new-1'),
+      node('gpu-1', { gpu: 'true' }),
+      node('old-1', {}, ['10.0.0.0/24']),
+      node('stray', {}, ['192.168.0.0/24']),
+      node('dup', {}, ['10.0.0.0/25']),
+      node('new-2'),
+    ];
+    const r = planPodCIDRs(pools, nodes);
+    expect(r.allocations).toEqual({
+      'old-1': ['10.0.0.0/24'],
+      'new-1': ['10.0.1.0/24'],
+      'gpu-1': ['10.9.0.0/26'],
+      'new-2': ['10.0.2.0/24'],
+    });
+    expect(r.failures).toEqual({
+      stray: 'node "stray": pod CIDR 192.168.0.0/24 lies outside every pool',
+      dup: 'node "dup": pod CIDR 10.0.0.0/25 overlaps a block of node "old-1"',
+    });
+    expect(r.decisions['old-1']).toEqual({ pool: 'default', reason: 'existing spec.podCIDRs', existing: true });
+    expect(r.decisions['gpu-1'].pool).toBe('gpu');
+    expect(r.pools.map((p) => [p.name, p.used, p.free, p.total])).toEqual([
+      // Pools are listed in preference order: equal size, so fewer IPs per node first.
+      ['gpu', 1n, 3n, 4n],
+      ['default', 3n, 1n, 4n],
+    ]);
+  });
+
+  it('never hands out Service CIDRs and reports existing blocks inside them', () => {
+    const r = planPodCIDRs([cc('p', { perNodeHostBits: 8, ipv4: '10.96.0.0/11', ipv6: 'fd00::/104' })], [node('a', {}, ['10.96.0.0/24', 'fd00::/120']), node('b')], {
+      serviceCIDRs: ['10.96.0.0/12', 'fd00::/112'],
+    });
+    expect(r.allocations.b).toEqual(['10.112.0.0/24', 'fd00::1:0/120']);
+    expect(r.exclusionConflicts).toEqual([
+      { node: 'a', podCIDR: '10.96.0.0/24', exclusion: '10.96.0.0/12' },
+      { node: 'a', podCIDR: 'fd00::/120', exclusion: 'fd00::/112' },
+    ]);
+  });
+
+  it('uses the flags pool as a fallback and accepts the legacy spec.podCIDR', () => {
+    const r = planPodCIDRs([], [{ metadata: { name: 'x' }, spec: { podCIDR: '10.244.0.0/24' } }, node('y')], { flags: { clusterCIDR: '10.244.0.0/16' } });
+    expect(r.allocations).toEqual({ x: ['10.244.0.0/24'], y: ['10.244.1.0/24'] });
+    expect(r.pools[0].name).toMatch(/^created-from-flags-[0-9a-f]{10}$/);
+  });
+
+  it.each([
+    [[cc('p', { perNodeHostBits: 8, ipv4: '10.0.0.0/16' }), cc('p', { perNodeHostBits: 8, ipv4: '10.1.0.0/16' })], [], 'ClusterCIDR "p": metadata.name: duplicate name'],
+    [[], [node('a'), node('a')], 'Node "a": metadata.name: duplicate name'],
+    [[], [{ metadata: {} }], 'Node #1: metadata.name: is required'],
+    [[], [{ metadata: { name: 'a' }, spec: { podCIDRs: '10.0.0.0/24' } }], 'Node "a": spec.podCIDRs: must be a list of strings'],
+  ])('rejects bad input %#', (pools, nodes, msg) => {
+    expect(() => planPodCIDRs(pools, nodes as never)).toThrow(PlanInputError);
+    expect(() => planPodCIDRs(pools, nodes as never)).toThrow(msg);
+  });
+
+  it('names the object and field of a bad ClusterCIDR', () => {
+    expect(() => planPodCIDRs([cc('bad', { perNodeHostBits: 40, ipv4: '10.0.0.0/8' })], [])).toThrow(ClusterCIDRValidationError);
+  });
+});
