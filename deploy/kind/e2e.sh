@@ -212,6 +212,8 @@ for _ in $(seq 1 30); do
   kill -0 "${PROVIDER_PID}" 2>/dev/null || { cat "${PROVIDER_LOG}" >&2; die "the host provider exited"; }
   sleep 1
 done
+curl -fsS http://127.0.0.1:10268/readyz >/dev/null 2>&1 \
+  || { cat "${PROVIDER_LOG}" >&2; die "the host provider did not become ready on 127.0.0.1:10268"; }
 
 log "waiting for the in-cluster Deployment"
 kc -n kube-system rollout status deployment/node-address-ccm --timeout=180s

@@ -518,7 +518,7 @@ describe('image (deploy/Dockerfile, .dockerignore)', () => {
   it('builds with npm ci and npm run build, runs on Node 22 slim with production dependencies only', () => {
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:22-[a-z]+-slim$/m);
     expect(lines.filter((l) => l.startsWith('FROM ')).length).toBeGreaterThanOrEqual(2);
-    expect(dockerfile).toMatch(/RUN npm ci --no-audit --no-fund\n/);
+    expect(dockerfile).toMatch(/RUN npm ci --no-audit --no-fund --ignore-scripts\n/);
     expect(dockerfile).toMatch(/RUN npm run build\n/);
     expect(dockerfile).toMatch(/npm ci --omit=dev/);
     const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
