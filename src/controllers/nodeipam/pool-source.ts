@@ -1,0 +1,73 @@
+// Where the allocator's pools and exclusions come from. This issue ships the flags source
+// (--cluster-cidr, mask flags, --service-cluster-ip-range); ClusterCIDR objects and ServiceCIDR
+// watching are further sources added next to it, without changing the IPAM loop.
+import { flagsPoolToClusterCIDR, parseFlagsPool, type PodCIDRAllocator } from '../../ipam/index.js';
+import { parseCIDRList } from '../../ipam/cidr.js';
+import type { Logger } from '../../log.js';
+
+export interface PoolSource {
+  /** For logs. */
+  readonly name: string;
+  /**
+   * Loads the source into the allocator and keeps it current until stop(). Resolves once the
+   * initial pools and exclusions are in the allocator (before any node is placed).
+   */
+  start(allocator: PodCIDRAllocator, logger: Logger): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface FlagsSourceInput {
+  clusterCIDR: string;
+  nodeCIDRMaskSize?: number;
+  nodeCIDRMaskSizeIPv4?: number;
+  nodeCIDRMaskSizeIPv6?: number;
+  serviceClusterIPRange?: string;
+}
+
+/** Exclusion key of the Service range given by flag. */
+export const SERVICE_RANGE_EXCLUSION = 'flag:--service-cluster-ip-range';
+
+/**
+ * The RangeAllocator pool from flags: one fallback pool, and the Service range(s) excluded from
+ * it. Validates eagerly, so a bad flag fails the process at start-up with the flag's name.
+ */
+export class FlagsPoolSource implements PoolSource {
+  readonly name = 'flags';
+  readonly #pool: ReturnType<typeof flagsPoolToClusterCIDR>;
+  readonly #serviceRanges: string[];
+
+  constructor(input: FlagsSourceInput) {
+    const flagsInput: Parameters<typeof parseFlagsPool>[0] = { clusterCIDR: input.clusterCIDR };
+    if (input.nodeCIDRMaskSize !== undefined) flagsInput.nodeCIDRMaskSize = input.nodeCIDRMaskSize;
+    if (input.nodeCIDRMaskSizeIPv4 !== undefined) flagsInput.nodeCIDRMaskSizeIPv4 = input.nodeCIDRMaskSizeIPv4;
+    if (input.nodeCIDRMaskSizeIPv6 !== undefined) flagsInput.nodeCIDRMaskSizeIPv6 = input.nodeCIDRMaskSizeIPv6;
+    this.#pool = flagsPoolToClusterCIDR(parseFlagsPool(flagsInput));
+    this.#serviceRanges = [];
+    if (input.serviceClusterIPRange !== undefined) {
+      try {
+        this.#serviceRanges = parseCIDRList(input.serviceClusterIPRange).map((c) => c.text);
+      } catch (err) {
+        throw new Error(`--service-cluster-ip-range: ${(err as Error).message}`, { cause: err });
+      }
+      if (this.#serviceRanges.length === 0 || this.#serviceRanges.length > 2) {
+        throw new Error(`--service-cluster-ip-range: one CIDR or a dual-stack pair, got "${input.serviceClusterIPRange}"`);
+      }
+    }
+  }
+
+  /** The pool's name (created-from-flags-…). */
+  get poolName(): string {
+    return this.#pool.name;
+  }
+
+  start(allocator: PodCIDRAllocator, logger: Logger): Promise<void> {
+    allocator.upsertPool(this.#pool);
+    if (this.#serviceRanges.length > 0) allocator.setExclusion(SERVICE_RANGE_EXCLUSION, this.#serviceRanges);
+    logger.info({ pool: this.#pool.name, families: this.#pool.families.map((f) => `${f.cidr.text}:/${f.maskSize}`), serviceRanges: this.#serviceRanges }, 'flags pool loaded');
+    return Promise.resolve();
+  }
+
+  stop(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,217 @@
+// The `run` process: wires the client runtime, the provider, leader election and the two
+// controllers. Controllers run only while leading; the node cache is kept warm on followers too,
+// so a takeover starts from a synced cache (and still re-lists before allocating).
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { CloudProvider } from '../../providers/types.js';
+import { createProvider } from '../../providers/index.js';
+import { CloudNodeController } from '../controllers/cloudnode/controller.js';
+import type { NodeObject } from '../controllers/node.js';
+import { NodeIPAMController } from '../controllers/nodeipam/controller.js';
+import { FlagsPoolSource, type PoolSource } from '../controllers/nodeipam/pool-source.js';
+import type { NodeEventSink } from '../controllers/seams.js';
+import { featureGateWarnings, parseFeatureGates } from '../featuregates/index.js';
+import { KubeClient, loadKubeConfig } from '../kube/client.js';
+import { LeaderElector } from '../kube/leader.js';
+import { NODES, type KubeObject } from '../kube/types.js';
+import { Watcher } from '../kube/watcher.js';
+import { silentLogger, type Logger } from '../log.js';
+import { nodeCacheFromWatcher, nodeWriterFromClient } from './adapters.js';
+import { createNodeEventSink } from './events.js';
+import { writeTimeoutMs, type RunOptions } from './options.js';
+
+export const COMPONENT = 'node-address-ccm';
+
+export interface ManagerDeps {
+  logger?: Logger;
+  /** Use this config instead of --kubeconfig / in-cluster. */
+  kubeConfig?: KubeConfig;
+  /** Use this provider instead of building --cloud-provider (simulate, tests, benchmarks). */
+  provider?: CloudProvider;
+  /** Leader-election identity (default hostname_random). */
+  identity?: string;
+  /** Metrics registry (default: a new one with process metrics). */
+  registry?: Registry;
+  /** Node watch staleness limit (default 90 s: well above the API server's bookmark interval). */
+  watchStaleAfterMs?: number;
+  /** User-Agent of API requests. */
+  userAgent?: string;
+}
+
+export type ManagerExit = 'cancelled' | 'lost';
+
+export class ControllerManager {
+  readonly registry: Registry;
+  readonly identity: string;
+  readonly client: KubeClient;
+  readonly watcher: Watcher<NodeObject & KubeObject>;
+  readonly #o: RunOptions;
+  readonly #deps: ManagerDeps;
+  readonly #log: Logger;
+  readonly #allowDualStack: boolean;
+  #provider: CloudProvider | undefined;
+  #elector: LeaderElector | undefined;
+  #cloudNode: CloudNodeController | undefined;
+  #ipam: NodeIPAMController | undefined;
+  #running: Promise<void> | undefined;
+  #leading = false;
+  #started = false;
+
+  constructor(options: RunOptions, deps: ManagerDeps = {}) {
+    this.#o = options;
+    this.#deps = deps;
+    this.#log = deps.logger ?? silentLogger;
+    const gates = parseFeatureGates(options.featureGates);
+    for (const w of featureGateWarnings(gates)) this.#log.warn({ featureGates: gates.toString() }, w);
+    this.#allowDualStack = gates.enabled('CloudDualStackNodeIPs');
+    this.identity = deps.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
+    this.registry = deps.registry ?? ((): Registry => {
+      const r = new Registry();
+      collectDefaultMetrics({ register: r });
+      return r;
+    })();
+    const kc = deps.kubeConfig ?? loadKubeConfig(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {});
+    this.client = new KubeClient(kc, { writeTimeoutMs: writeTimeoutMs(options.leaderElection), userAgent: deps.userAgent ?? COMPONENT, fieldManager: COMPONENT });
+    this.watcher = new Watcher<NodeObject & KubeObject>({
+      client: this.client, resource: NODES, logger: this.#log, staleAfterMs: deps.watchStaleAfterMs ?? 90_000,
+    });
+  }
+
+  /** The controllers run (leading, or leader election off). */
+  isLeading(): boolean {
+    return this.#leading;
+  }
+
+  /** /readyz: the node cache is synced, as leader or follower. */
+  ready(): boolean {
+    return this.watcher.hasSynced();
+  }
+
+  /** /livez: the process runs and, while leading, every controller still has its workers. */
+  live(): boolean {
+    if (!this.#leading) return true;
+    if (this.#cloudNode && this.#cloudNode.aliveWorkers() === 0 && this.#cloudNode.queue.isShuttingDown() === false) return false;
+    if (this.#ipam?.ready() && this.#ipam.aliveWorkers() === 0 && !this.#ipam.queue.isShuttingDown()) return false;
+    return true;
+  }
+
+  /** The running controllers (for simulate's progress display and tests). */
+  controllers(): { cloudNode?: CloudNodeController; ipam?: NodeIPAMController } {
+    return { ...(this.#cloudNode ? { cloudNode: this.#cloudNode } : {}), ...(this.#ipam ? { ipam: this.#ipam } : {}) };
+  }
+
+  /**
+   * Runs until `signal` aborts ('cancelled': lease released) or leadership is lost ('lost': the
+   * caller exits non-zero). Controllers run only while leading.
+   */
+  async run(signal: AbortSignal): Promise<ManagerExit> {
+    if (this.#started) throw new Error('ControllerManager.run: already running');
+    this.#started = true;
+    const needsCloud = this.#o.controllers.has('cloud-node');
+    if (needsCloud) {
+      this.#provider = this.#deps.provider ?? await createProvider(this.#o.cloudProvider as string, {
+        ...(this.#o.cloudConfig !== undefined ? { cloudConfig: this.#o.cloudConfig } : {}),
+        logger: this.#log.child({ provider: this.#o.cloudProvider }),
+      });
+    }
+    this.watcher.start();
+    try {
+      if (!this.#o.leaderElection.enabled) {
+        await this.#startControllers(signal);
+        await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+        await this.#stopControllers();
+        return 'cancelled';
+      }
+      const le = this.#o.leaderElection;
+      this.#elector = new LeaderElector({
+        client: this.client,
+        namespace: le.namespace,
+        name: le.name,
+        identity: this.identity,
+        leaseDurationMs: le.leaseDurationMs,
+        renewDeadlineMs: le.renewDeadlineMs,
+        retryPeriodMs: le.retryPeriodMs,
+        releaseOnCancel: true,
+        logger: this.#log,
+        callbacks: {
+          onStartedLeading: (leaderSignal) => {
+            this.#running = this.#startControllers(leaderSignal).catch((err: unknown) => {
+              this.#log.error({ err }, 'controllers failed to start');
+            });
+          },
+          onStoppedLeading: () => {
+            // Writes are already fenced by the gate; stop the loops now.
+            void this.#stopControllers();
+          },
+        },
+      });
+      this.client.setWriteGate(this.#elector.writeGate);
+      const end = await this.#elector.run(signal);
+      await this.#running;
+      await this.#stopControllers();
+      return end;
+    } finally {
+      await this.watcher.stop();
+      await this.#provider?.close?.();
+      this.client.close();
+    }
+  }
+
+  async #startControllers(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    this.#leading = true;
+    this.#log.info({ identity: this.identity, controllers: [...this.#o.controllers] }, 'starting controllers');
+    const nodes = nodeCacheFromWatcher(this.watcher);
+    const writer = nodeWriterFromClient(this.client);
+    const events: NodeEventSink = createNodeEventSink(this.client, { component: COMPONENT, host: this.identity, logger: this.#log });
+    await this.watcher.synced;
+    if (this.#o.controllers.has('node-ipam') && this.#o.ipam.allocateNodeCIDRs) {
+      const sources: PoolSource[] = [new FlagsPoolSource({
+        clusterCIDR: this.#o.ipam.clusterCIDR as string,
+        ...(this.#o.ipam.nodeCIDRMaskSize !== undefined ? { nodeCIDRMaskSize: this.#o.ipam.nodeCIDRMaskSize } : {}),
+        ...(this.#o.ipam.nodeCIDRMaskSizeIPv4 !== undefined ? { nodeCIDRMaskSizeIPv4: this.#o.ipam.nodeCIDRMaskSizeIPv4 } : {}),
+        ...(this.#o.ipam.nodeCIDRMaskSizeIPv6 !== undefined ? { nodeCIDRMaskSizeIPv6: this.#o.ipam.nodeCIDRMaskSizeIPv6 } : {}),
+        ...(this.#o.ipam.serviceClusterIPRange !== undefined ? { serviceClusterIPRange: this.#o.ipam.serviceClusterIPRange } : {}),
+      })];
+      this.#ipam = new NodeIPAMController({
+        nodes, writer, events, sources,
+        leaveTaintedNodes: this.#o.controllers.has('cloud-node'),
+        // With leader election the elector already waited one write timeout before starting us
+        // (its takeover delay); the IPAM loop still re-lists before it allocates.
+        fenceMs: 0,
+        relist: () => this.watcher.relist('starting node IPAM'),
+        workers: this.#o.concurrentNodeSyncs,
+        registry: this.registry,
+        logger: this.#log,
+      });
+      await this.#ipam.start();
+    } else if (this.#o.controllers.has('node-ipam')) {
+      this.#log.info('node-ipam idles: --allocate-node-cidrs is off');
+    }
+    if (signal.aborted) return;
+    if (this.#o.controllers.has('cloud-node') && this.#provider) {
+      this.#cloudNode = new CloudNodeController({
+        nodes, writer, events, provider: this.#provider,
+        ...(this.#ipam ? { claims: this.#ipam } : {}),
+        allowDualStack: this.#allowDualStack,
+        workers: this.#o.concurrentNodeSyncs,
+        statusUpdateFrequencyMs: this.#o.nodeStatusUpdateFrequencyMs,
+        registry: this.registry,
+        logger: this.#log,
+      });
+      this.#cloudNode.start();
+    }
+  }
+
+  async #stopControllers(): Promise<void> {
+    const cloudNode = this.#cloudNode;
+    const ipam = this.#ipam;
+    this.#cloudNode = undefined;
+    this.#ipam = undefined;
+    this.#leading = false;
+    await cloudNode?.stop();
+    await ipam?.stop();
+  }
+}

@@ -1,0 +1,143 @@
+// The whole process (leader election, both loops, events) against the API server double.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeCloudProvider } from '../../providers/fake/fake.js';
+import { kubeConfigFromString } from '../../src/kube/client.js';
+import { ControllerManager, type ManagerExit } from '../../src/manager/manager.js';
+import { resolveRunOptions, type RawRunFlags } from '../../src/manager/options.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
+import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../src/controllers/node.js';
+import { ip } from '../controllers/builders.js';
+import { until } from '../controllers/memory-nodes.js';
+import { createNode } from '../controllers/harness.js';
+
+let api: ApiServerDouble;
+let running: Array<{ abort: AbortController; done: Promise<ManagerExit> }> = [];
+
+beforeEach(async () => {
+  api = await startApiServerDouble({ bookmarkIntervalMs: 200 });
+});
+afterEach(async () => {
+  for (const r of running) r.abort.abort();
+  await Promise.allSettled(running.map((r) => r.done));
+  running = [];
+  await api.stop();
+});
+
+const FAST_LEASE: RawRunFlags = {
+  leaderElectLeaseDuration: '1500ms', leaderElectRenewDeadline: '1s', leaderElectRetryPeriod: '200ms',
+};
+
+function cloudFor(n: number): FakeCloudProvider {
+  const cloud = new FakeCloudProvider();
+  for (let i = 0; i < n; i++) cloud.setInstance(`n${i}`, { addresses: [ip(`10.1.${Math.floor(i / 250)}.${(i % 250) + 1}`)], zone: 'z1' });
+  return cloud;
+}
+
+function start(name: string, cloud: FakeCloudProvider, flags: RawRunFlags = {}) {
+  const options = resolveRunOptions({
+    cloudProvider: 'fake', allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', serviceClusterIpRange: '10.96.0.0/12', ...FAST_LEASE, ...flags,
+  });
+  const manager = new ControllerManager(options, {
+    kubeConfig: kubeConfigFromString(api.kubeconfig), provider: cloud, identity: name, userAgent: `ccm-${name}`, watchStaleAfterMs: 5000,
+  });
+  const abort = new AbortController();
+  const done = manager.run(abort.signal);
+  running.push({ abort, done });
+  return { manager, abort, done };
+}
+
+function nodes(): NodeObject[] {
+  return api.store.list('nodes') as unknown as NodeObject[];
+}
+
+function allInitialised(n: number): boolean {
+  const list = nodes();
+  return list.length === n && list.every((x) => !hasUninitializedTaint(x) && nodePodCIDRs(x).length > 0);
+}
+
+function expectUniquePodCIDRs(): void {
+  const all = nodes().flatMap((n) => nodePodCIDRs(n));
+  expect(new Set(all).size).toBe(all.length);
+}
+
+describe('ControllerManager', () => {
+  it('initialises nodes with 2 writes + 1 event each, pod CIDRs in the same write, none inside the Service range', async () => {
+    const cloud = cloudFor(10);
+    // The Service range lies inside the cluster CIDR: its 16 /24 blocks are never handed out.
+    start('a', cloud, { serviceClusterIpRange: '10.244.0.0/20' });
+    for (let i = 0; i < 10; i++) createNode(api, { name: `n${i}` });
+    await until(() => allInitialised(10), 10_000, 'all nodes initialised');
+    expectUniquePodCIDRs();
+    const patches = api.count({ verb: 'patch', resource: 'nodes', userAgent: 'ccm-a' });
+    expect(patches).toBe(20);
+    await until(() => api.count({ verb: 'create', resource: 'events' }) >= 10);
+    expect(api.count({ verb: 'create', resource: 'events' })).toBe(10);
+    expect(api.count({ verb: 'update', resource: 'nodes' })).toBe(0);
+    for (const n of nodes()) {
+      const m = /^10\.244\.(\d+)\.0\/24$/.exec(n.spec?.podCIDRs?.[0] ?? '');
+      expect(m, n.spec?.podCIDRs?.[0]).not.toBeNull();
+      expect(Number(m![1])).toBeGreaterThanOrEqual(16);
+    }
+  });
+
+  it('two processes: exactly one writes; when it stops, the other takes over without duplicate pod CIDRs', async () => {
+    const cloud = cloudFor(12);
+    const a = start('a', cloud);
+    await until(() => a.manager.isLeading(), 5000, 'a leads');
+    const b = start('b', cloud);
+    for (let i = 0; i < 6; i++) createNode(api, { name: `n${i}` });
+    await until(() => allInitialised(6), 10_000, 'first half');
+    expect(api.count({ verb: 'patch', resource: 'nodes', userAgent: 'ccm-b' })).toBe(0);
+    expect(b.manager.isLeading()).toBe(false);
+    a.abort.abort();
+    expect(await a.done).toBe('cancelled');
+    await until(() => b.manager.isLeading(), 5000, 'b takes over');
+    for (let i = 6; i < 12; i++) createNode(api, { name: `n${i}` });
+    await until(() => allInitialised(12), 10_000, 'second half');
+    expectUniquePodCIDRs();
+    const lease = api.store.get('leases.coordination.k8s.io', 'node-address-ccm', 'kube-system') as { spec: Record<string, unknown> };
+    expect(lease.spec.holderIdentity).toBe('b');
+    expect(lease.spec.leaseTransitions).toBeGreaterThanOrEqual(1);
+    expect(String(lease.spec.renewTime)).toMatch(/\.\d{6}Z$/);
+  });
+
+  it('a leader that cannot renew stops writing and exits lost; a write in flight at failover causes no duplicate', async () => {
+    const cloud = cloudFor(16);
+    const a = start('a', cloud);
+    await until(() => a.manager.isLeading(), 5000, 'a leads');
+    // A's node writes are slow (still inside its write timeout), and its renewals start failing.
+    api.faults.inject({ userAgent: 'ccm-a', resource: 'nodes', verb: 'patch', latencyMs: 300 });
+    api.faults.inject({ userAgent: 'ccm-a', resource: 'leases.coordination.k8s.io', status: 500 });
+    for (let i = 0; i < 16; i++) createNode(api, { name: `n${i}` });
+    start('b', cloud);
+    expect(await a.done).toBe('lost');
+    const writesAfterLoss = api.count({ userAgent: 'ccm-a', verb: 'patch', resource: 'nodes' });
+    await until(() => allInitialised(16), 15_000, 'b finishes');
+    expectUniquePodCIDRs();
+    expect(api.count({ userAgent: 'ccm-a', verb: 'patch', resource: 'nodes' })).toBe(writesAfterLoss);
+  });
+
+  it('restart midway: the new process restores allocations from the nodes and never hands a block out twice', async () => {
+    const cloud = cloudFor(20);
+    cloud.latencyMs = 20;
+    const first = start('first', cloud, { leaderElect: 'false', concurrentNodeSyncs: '1' });
+    for (let i = 0; i < 20; i++) createNode(api, { name: `n${i}` });
+    await until(() => nodes().filter((n) => nodePodCIDRs(n).length > 0).length >= 5, 10_000, 'some nodes done');
+    first.abort.abort();
+    await first.done;
+    start('second', cloud, { leaderElect: 'false' });
+    await until(() => allInitialised(20), 15_000, 'all nodes after restart');
+    expectUniquePodCIDRs();
+  });
+
+  it('initialised nodes without pod CIDRs get them from the IPAM loop; tainted ones are left to cloud-node', async () => {
+    const cloud = cloudFor(3);
+    createNode(api, { name: 'n0', tainted: false, addresses: [ip('10.1.0.1')] });
+    createNode(api, { name: 'n1', tainted: false, addresses: [ip('10.1.0.2')], podCIDRs: ['10.244.0.0/24'] });
+    createNode(api, { name: 'n2' });
+    start('a', cloud);
+    await until(() => allInitialised(3), 10_000, 'all three');
+    expectUniquePodCIDRs();
+    expect(nodes().find((n) => n.metadata.name === 'n1')!.spec?.podCIDRs).toEqual(['10.244.0.0/24']);
+  });
+});
