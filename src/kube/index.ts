@@ -10,3 +10,4 @@ export * from './emitter.js';
 export * from './watcher.js';
 export * from './time.js';
 export * from './leader.js';
+export * from './events.js';

@@ -1,0 +1,181 @@
+import { describe, it, expect, afterEach } from 'vitest';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
+import { COMBINED_PREFIX, EventCorrelator, EventRecorder, nodeReference, type Correlation, type EventInput } from '../../src/kube/events.js';
+import { FencedError } from '../../src/kube/errors.js';
+import { FakeClock } from '../../src/kube/clock.js';
+import { EVENTS, type EventObject } from '../../src/kube/types.js';
+
+const T0 = Date.UTC(2026, 10, 22, 2, 0, 0);
+const node = (name: string) => ({ metadata: { name, uid: `uid-${name}` } });
+const ev = (name: string, reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal'): EventInput =>
+  ({ involvedObject: nodeReference(node(name)), type, reason, message });
+
+type Written = Extract<Correlation, { action: 'create' | 'patch' }>;
+const written = (c: Correlation): Written => {
+  if (c.action === 'drop') throw new Error('dropped');
+  return c;
+};
+
+describe('EventCorrelator', () => {
+  it('creates a complete core/v1 Event for a node, in the given namespace', () => {
+    const c = written(new EventCorrelator({ host: 'ccm-0' }).correlate(ev('n1', 'Synced', 'Node synced successfully'), T0 + 1234, 'default'));
+    expect(c.action).toBe('create');
+    expect(c.event).toEqual({
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: `n1.${(BigInt(T0 + 1234) * 1_000_000n).toString(16)}`, namespace: 'default' },
+      involvedObject: { kind: 'Node', apiVersion: 'v1', name: 'n1', uid: 'uid-n1' },
+      reason: 'Synced',
+      message: 'Node synced successfully',
+      type: 'Normal',
+      source: { component: 'node-address-ccm', host: 'ccm-0' },
+      firstTimestamp: '2026-11-22T02:00:01Z',
+      lastTimestamp: '2026-11-22T02:00:01Z',
+      count: 1,
+      reportingComponent: 'node-address-ccm',
+      reportingInstance: 'ccm-0',
+    });
+  });
+
+  it('repeats within the window bump count on the same Event; after the window a new Event starts', () => {
+    const c = new EventCorrelator();
+    const first = written(c.correlate(ev('n1', 'Synced', 'ok'), T0, 'default'));
+    const second = written(c.correlate(ev('n1', 'Synced', 'ok'), T0 + 60_000, 'default'));
+    const third = written(c.correlate(ev('n1', 'Synced', 'ok'), T0 + 120_000, 'default'));
+    expect([second.action, second.event.metadata.name, second.patch]).toEqual([
+      'patch', first.event.metadata.name, { count: 2, lastTimestamp: '2026-11-22T02:01:00Z', message: 'ok' },
+    ]);
+    expect([third.patch?.count, third.event.firstTimestamp]).toEqual([3, '2026-11-22T02:00:00Z']);
+    const later = written(c.correlate(ev('n1', 'Synced', 'ok'), T0 + 120_000 + 600_001, 'default'));
+    expect(later.action).toBe('create');
+    expect(later.event.metadata.name).not.toBe(first.event.metadata.name);
+  });
+
+  it.each([
+    ['another object', ev('n2', 'Synced', 'ok')],
+    ['another reason', ev('n1', 'Other', 'ok')],
+    ['another type', ev('n1', 'Synced', 'ok', 'Warning')],
+    ['another message', ev('n1', 'Synced', 'different')],
+  ])('%s is a separate Event', (_name, other) => {
+    const c = new EventCorrelator();
+    const a = written(c.correlate(ev('n1', 'Synced', 'ok'), T0, 'default'));
+    const b = written(c.correlate(other, T0 + 1, 'default'));
+    expect(b.action).toBe('create');
+    expect(b.event.metadata.name).not.toBe(a.event.metadata.name);
+  });
+
+  it('combines similar events once maxSimilarEvents distinct messages were seen', () => {
+    const c = new EventCorrelator({ maxSimilarEvents: 3 });
+    const r = ['m1', 'm2', 'm3', 'm4', 'm1', 'm5'].map((m, i) => written(c.correlate(ev('n1', 'AddressesInvalid', m, 'Warning'), T0 + i, 'default')));
+    expect(r.map((x) => [x.action, x.event.message])).toEqual([
+      ['create', 'm1'],
+      ['create', 'm2'],
+      ['create', `${COMBINED_PREFIX}m3`],
+      ['patch', `${COMBINED_PREFIX}m4`],
+      ['patch', 'm1'], // a message that already has its own Event keeps it
+      ['patch', `${COMBINED_PREFIX}m5`],
+    ]);
+    expect(r[5]?.event.metadata.name).toBe(r[2]?.event.metadata.name);
+    expect(r[5]?.patch?.count).toBe(3);
+  });
+
+  it('spam filter: burst per object, then one per refill interval; other objects unaffected', () => {
+    const c = new EventCorrelator({ spamBurst: 3, spamQps: 1 / 300 });
+    const actions = Array.from({ length: 5 }, (_, i) => c.correlate(ev('n1', 'R', `m${i}`), T0, 'default').action);
+    expect(actions).toEqual(['create', 'create', 'create', 'drop', 'drop']);
+    expect(c.correlate(ev('n2', 'R', 'm'), T0, 'default').action).toBe('create');
+    expect(c.correlate(ev('n1', 'R', 'x'), T0 + 299_000, 'default').action).toBe('drop');
+    expect(c.correlate(ev('n1', 'R', 'x'), T0 + 300_000, 'default').action).toBe('create');
+  });
+
+  it('truncates long messages', () => {
+    const c = written(new EventCorrelator().correlate(ev('n1', 'R', 'x'.repeat(5000)), T0, 'default'));
+    expect(c.event.message?.length).toBe(1024);
+    expect(c.event.message?.endsWith('...')).toBe(true);
+  });
+
+  it('gives unique names to events in the same millisecond', () => {
+    const c = new EventCorrelator();
+    const names = new Set(['a', 'b', 'c'].map((m) => written(c.correlate(ev('n1', 'R', m), T0, 'default')).event.metadata.name));
+    expect(names.size).toBe(3);
+  });
+
+  it.each([
+    [{ ...ev('n1', 'synced', 'm') }, 'reason'],
+    [{ ...ev('n1', 'Synced', 'm'), type: 'Error' as 'Normal' }, 'type'],
+    [{ ...ev('', 'Synced', 'm') }, 'involvedObject.name'],
+  ])('rejects bad input %#, naming %s', (input, field) => {
+    expect(() => new EventCorrelator().correlate(input, T0, 'default')).toThrow(field);
+  });
+
+  it.each([[{ spamQps: 0 }, 'spamQps'], [{ maxSimilarEvents: -1 }, 'maxSimilarEvents'], [{ windowMs: Number.NaN }, 'windowMs']])(
+    'rejects options %o', (opts, field) => {
+      expect(() => new EventCorrelator(opts)).toThrow(field);
+    });
+});
+
+describe('EventRecorder against the API server double', () => {
+  let api: ApiServerDouble;
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  async function setup(clock = new FakeClock(T0)) {
+    api = await startApiServerDouble();
+    const client = new KubeClient(kubeConfigFromString(api.kubeconfig), { writeTimeoutMs: 500 });
+    const rec = new EventRecorder({ client, clock, host: 'ccm-0' });
+    cleanups.push(() => api.stop(), () => client.close(), () => rec.stop());
+    const listEvents = async () => (await client.list<EventObject>(EVENTS, { namespace: 'default' })).items;
+    return { client, rec, clock, listEvents };
+  }
+
+  it('creates once, then patches count and lastTimestamp', async () => {
+    const { rec, clock, listEvents } = await setup();
+    rec.nodeEvent(node('n1'), 'Normal', 'Synced', 'Node synced successfully');
+    clock.advance(30_000);
+    rec.nodeEvent(node('n1'), 'Normal', 'Synced', 'Node synced successfully');
+    clock.advance(30_000);
+    rec.nodeEvent(node('n1'), 'Normal', 'Synced', 'Node synced successfully');
+    await rec.flush();
+    const events = await listEvents();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      involvedObject: { kind: 'Node', name: 'n1', uid: 'uid-n1' },
+      reason: 'Synced', type: 'Normal', count: 3,
+      firstTimestamp: '2026-11-22T02:00:00Z', lastTimestamp: '2026-11-22T02:01:00Z',
+      source: { component: 'node-address-ccm' },
+    });
+    expect(api.count({ verb: 'create', resource: 'events' })).toBe(1);
+    expect(api.count({ verb: 'patch', resource: 'events' })).toBe(2);
+    expect(rec.stats).toMatchObject({ created: 1, patched: 2, failed: 0 });
+  });
+
+  it('does not block the caller and recreates an Event that disappeared', async () => {
+    const { client, rec, listEvents } = await setup();
+    rec.nodeEvent(node('n1'), 'Warning', 'AddressesInvalid', 'no usable address');
+    await rec.flush();
+    const [first] = await listEvents();
+    await client.delete(EVENTS, first?.metadata.name ?? '', { namespace: 'default' });
+    rec.nodeEvent(node('n1'), 'Warning', 'AddressesInvalid', 'no usable address');
+    await rec.flush();
+    const events = await listEvents();
+    expect(events.map((e) => e.count)).toEqual([2]);
+  });
+
+  it('logs and counts failures instead of throwing', async () => {
+    const { client, rec } = await setup();
+    client.setWriteGate(() => { throw new FencedError('not leading'); });
+    expect(() => rec.nodeEvent(node('n1'), 'Normal', 'Synced', 'ok')).not.toThrow();
+    api.faults.inject({ resource: 'events', status: 500 });
+    await rec.flush();
+    expect(rec.stats.failed).toBe(1);
+    client.setWriteGate(undefined);
+    rec.nodeEvent(node('n1'), 'Normal', 'Synced', 'ok');
+    await rec.flush();
+    // The failed create was forgotten, so the repeat tried a fresh create (which the fault failed).
+    expect(api.count({ verb: 'create', resource: 'events' })).toBe(1);
+    expect(rec.stats.failed).toBe(2);
+  });
+});
