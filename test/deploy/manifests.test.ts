@@ -133,6 +133,18 @@ describe('ClusterCIDR CRD', () => {
     expect(specProps.perNodeHostBits.minimum).toBeUndefined();
   });
 
+  it('has a structural schema: every property below the root has a type, arrays have items', () => {
+    const walk = (schema: JsonObject, at: string): string[] => {
+      const problems: string[] = [];
+      if (typeof schema.type !== 'string') problems.push(`${at}: no type`);
+      if (schema.type === 'array' && !isObject(schema.items)) problems.push(`${at}: array without items`);
+      for (const [k, sub] of Object.entries((schema.properties as JsonObject | undefined) ?? {})) problems.push(...walk(sub as JsonObject, `${at}.${k}`));
+      if (isObject(schema.items)) problems.push(...walk(schema.items, `${at}[]`));
+      return problems;
+    };
+    expect(walk(crdSchema, '')).toEqual([]);
+  });
+
   it('prints PerNodeHostBits, IPv4, IPv6 and Age', () => {
     expect(crdVersion.additionalPrinterColumns).toEqual([
       { name: 'PerNodeHostBits', type: 'integer', jsonPath: '.spec.perNodeHostBits' },
