@@ -2,9 +2,11 @@
 import type { Command } from 'commander';
 import { register as registerExplain } from './explain.js';
 import { register as registerApiserver } from './apiserver.js';
+import { register as registerPlan } from './plan.js';
 
 export function registerCommands(_program: Command): void {
   // Subcommands register here.
   registerExplain(_program);
   registerApiserver(_program);
+  registerPlan(_program);
 }
