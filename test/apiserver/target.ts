@@ -105,7 +105,7 @@ export interface Collector {
   stop(): void;
 }
 
-export async function collectWatch(kc: KubeConfig, path: string, params: Record<string, unknown>): Promise<Collector> {
+export async function collectWatch(kc: KubeConfig, path: string, params: Record<string, string | number | boolean | undefined>): Promise<Collector> {
   const events: WatchEvent[] = [];
   let resolveEnded!: (v: unknown) => void;
   const ended = new Promise((r) => (resolveEnded = r));

@@ -1,0 +1,147 @@
+// Fault injection, counters, and restart of the double, observed through client-node.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
+import { Faults, kubeConfigFor, startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { collectWatch, expectStatus, fakeNode, rawRequest } from './target.js';
+
+let s: ApiServerDouble;
+let core: CoreV1Api;
+
+beforeEach(async () => {
+  s = await startApiServerDouble({ bookmarkIntervalMs: 50 });
+  core = kubeConfigFor(s).makeApiClient(CoreV1Api);
+});
+
+afterEach(async () => {
+  await s.stop();
+});
+
+const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+describe('fault injection', () => {
+  it('answers injected 500, 409 and 429 (with Retry-After) as Status bodies, then stops after count', async () => {
+    s.faults.inject({ verb: 'get', resource: 'nodes', status: 429, retryAfterSeconds: 7, count: 1 });
+    s.store.create('nodes', fakeNode('a'));
+    const res = await rawRequest(kubeConfigFor(s), 'GET', '/api/v1/nodes/a');
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('7');
+    expect(JSON.parse(res.body)).toMatchObject({ kind: 'Status', reason: 'TooManyRequests', code: 429, details: { retryAfterSeconds: 7 } });
+    expect((await core.readNode({ name: 'a' })).metadata?.name).toBe('a');
+
+    const h409 = s.faults.inject({ verb: 'update', status: 409 });
+    const n = await core.readNode({ name: 'a' });
+    await expectStatus(core.replaceNode({ name: 'a', body: n }), 409, 'Conflict');
+    expect(h409.fired).toBe(1);
+    h409.remove();
+    s.faults.inject({ verb: 'create', resource: 'nodes', status: 500 });
+    await expectStatus(core.createNode({ body: fakeNode('b') as V1Node }), 500, 'InternalError');
+    // The failed create did not happen.
+    expect(s.store.list('nodes').map((x) => x.metadata?.name)).toEqual(['a']);
+    s.faults.clear();
+    await core.createNode({ body: fakeNode('b') as V1Node });
+  });
+
+  it('fails about errorRate of matching requests', async () => {
+    s.store.create('nodes', fakeNode('a'));
+    s.faults.inject({ verb: 'get', errorRate: 0.3, status: 500 });
+    let failed = 0;
+    for (let i = 0; i < 100; i++) {
+      const r = await rawRequest(kubeConfigFor(s), 'GET', '/api/v1/nodes/a');
+      if (r.status === 500) failed++;
+    }
+    expect(failed).toBeGreaterThan(12);
+    expect(failed).toBeLessThan(50);
+  });
+
+  it('draws the same failures for the same seed', () => {
+    const info = { verb: 'get' as const, resource: 'nodes', group: '', subresource: '', namespace: '', name: 'a', userAgent: '', user: 'admin' };
+    const run = (seed: number): boolean[] => {
+      const f = new Faults(seed);
+      f.inject({ errorRate: 0.5 });
+      return Array.from({ length: 64 }, () => f.decide(info).error !== undefined);
+    };
+    expect(run(7)).toEqual(run(7));
+    expect(run(7)).not.toEqual(run(8));
+  });
+
+  it('adds latency per verb', async () => {
+    s.store.create('nodes', fakeNode('a'));
+    s.faults.inject({ verb: 'list', latencyMs: 150 });
+    const t0 = Date.now();
+    await core.readNode({ name: 'a' });
+    const fast = Date.now() - t0;
+    const t1 = Date.now();
+    await core.listNode();
+    expect(Date.now() - t1).toBeGreaterThanOrEqual(145);
+    expect(fast).toBeLessThan(145);
+  });
+
+  it('apply-then-drop: the write happens, the response is lost', async () => {
+    s.store.create('nodes', fakeNode('a'));
+    s.faults.inject({ verb: 'patch', resource: 'nodes', dropResponse: true, count: 1 });
+    await expect(core.patchNode({ name: 'a', body: { metadata: { labels: { dropped: 'but-written' } } } }, merge)).rejects.toThrow();
+    expect(s.store.get('nodes', 'a').metadata?.labels?.dropped).toBe('but-written');
+  });
+
+  it('rejects fault specs that make no sense, naming the field', () => {
+    expect(() => s.faults.inject({ errorRate: 2 })).toThrow(/errorRate/);
+    expect(() => s.faults.inject({ status: 418 as 500 })).toThrow(/status/);
+    expect(() => s.faults.inject({ verb: 'frobnicate' as 'get', latencyMs: 1 })).toThrow(/verb/);
+    expect(() => s.faults.inject({ resource: 'nodes' })).toThrow(/at least one/);
+  });
+});
+
+describe('watch control', () => {
+  it('closeWatches ends streams; pause holds events back and resume delivers them in order', async () => {
+    const rv = String(s.store.resourceVersion);
+    const w = await collectWatch(kubeConfigFor(s), '/api/v1/nodes', { resourceVersion: rv });
+    s.pauseWatches();
+    s.store.create('nodes', fakeNode('p1'));
+    s.store.create('nodes', fakeNode('p2'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(w.events).toEqual([]);
+    s.resumeWatches();
+    await w.waitFor((es) => es.length === 2);
+    expect(w.events.map((e) => e.object.metadata?.name)).toEqual(['p1', 'p2']);
+    expect(s.watchCount()).toBe(1);
+    s.closeWatches();
+    await w.ended;
+    expect(s.watchCount()).toBe(0);
+  });
+});
+
+describe('counters', () => {
+  it('counts by verb, resource, subresource and user agent', async () => {
+    s.store.create('nodes', fakeNode('a'));
+    s.resetCounters();
+    await core.readNode({ name: 'a' });
+    await core.readNode({ name: 'a' });
+    await core.patchNodeStatus({ name: 'a', body: { status: { conditions: [{ type: 'Ready', status: 'True' }] } } }, merge);
+    await fetch(`${s.url}/api/v1/nodes`, { headers: { 'User-Agent': 'bench-client/1', Authorization: `Bearer ${s.adminToken}` } });
+    expect(s.count({ verb: 'get', resource: 'nodes' })).toBe(2);
+    expect(s.count({ verb: 'patch', subresource: 'status' })).toBe(1);
+    expect(s.count({ userAgent: 'bench-client' })).toBe(1);
+    expect(s.counters()).toContainEqual({ verb: 'list', resource: 'nodes', group: '', subresource: '', userAgent: 'bench-client/1', count: 1 });
+    s.resetCounters();
+    expect(s.counters()).toEqual([]);
+  });
+});
+
+describe('restart', () => {
+  it('stops and restarts on the same port keeping state; watches resume from their resourceVersion', async () => {
+    const port = s.port;
+    await core.createNode({ body: fakeNode('kept') as V1Node });
+    const w = await collectWatch(kubeConfigFor(s), '/api/v1/nodes', { resourceVersion: String(s.store.resourceVersion) });
+    await s.stop();
+    await w.ended;
+    await expect(core.readNode({ name: 'kept' })).rejects.toThrow();
+    const rv = String(s.store.resourceVersion);
+    await s.restart();
+    expect(s.port).toBe(port);
+    expect((await core.readNode({ name: 'kept' })).metadata?.name).toBe('kept');
+    const w2 = await collectWatch(kubeConfigFor(s), '/api/v1/nodes', { resourceVersion: rv });
+    await core.deleteNode({ name: 'kept' });
+    await w2.waitFor((es) => es.some((e) => e.type === 'DELETED'));
+    w2.stop();
+  });
+});
