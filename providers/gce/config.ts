@@ -122,5 +122,6 @@ export function parseApiEndpoint(text: string): ApiEndpoint {
   }
   const protocol = url.protocol === 'http:' ? 'http' : 'https';
   const port = url.port ? Number(url.port) : protocol === 'http' ? 80 : 443;
-  return { protocol, host: url.hostname.replace(/^\[|\]$/g, ''), port };
+  // URL keeps an IPv6 literal in brackets, which is the form the library needs to build URLs.
+  return { protocol, host: url.hostname, port };
 }

@@ -89,7 +89,7 @@ export class GceProvider implements CloudProvider {
     try {
       snapshot = await this.snapshot(signal);
     } catch (err) {
-      if (signal?.aborted) throw err;
+      signal?.throwIfAborted();
       this.logger?.warn({ err: (err as Error).message, project: this.config.project }, 'gce: listing instances failed');
       const wrapped = new Error(`gce: listing instances of project ${this.config.project} failed: ${(err as Error).message}`);
       for (const node of nodes) out.set(node.name, retryableError(wrapped));

@@ -71,7 +71,7 @@ export class KindProvider implements CloudProvider {
       overrides = await this.loadOverrides(signal);
       located = await this.locate(nodes, signal);
     } catch (err) {
-      if (signal?.aborted) throw err;
+      signal?.throwIfAborted();
       this.logger?.warn({ err: (err as Error).message }, 'kind: cannot answer this round');
       for (const n of nodes) out.set(n.name, retryableError(err));
       return out;
@@ -109,7 +109,7 @@ export class KindProvider implements CloudProvider {
     try {
       located = await this.locate(nodes, signal);
     } catch (err) {
-      if (signal?.aborted) throw err;
+      signal?.throwIfAborted();
       for (const n of nodes) out.set(n.name, retryableError(err));
       return out;
     }

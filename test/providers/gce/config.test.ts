@@ -54,6 +54,7 @@ describe('parseGceConfig', () => {
   it('parseApiEndpoint splits scheme, host and port', () => {
     expect(parseApiEndpoint('http://127.0.0.1:8089/compute/v1/')).toEqual({ protocol: 'http', host: '127.0.0.1', port: 8089 });
     expect(parseApiEndpoint('https://compute.googleapis.com')).toEqual({ protocol: 'https', host: 'compute.googleapis.com', port: 443 });
+    expect(parseApiEndpoint('http://[::1]:8089')).toEqual({ protocol: 'http', host: '[::1]', port: 8089 });
   });
 });
 

@@ -141,6 +141,12 @@ describe('gce provider against the compute v1 emulator', () => {
     expect(res.get('a-3')).toEqual({ kind: 'found', value: false });
   });
 
+  it('an aborted round rejects instead of reporting per-node errors', async () => {
+    const ac = new AbortController();
+    ac.abort(new Error('resync cancelled'));
+    await expect(gce.instancesMetadata([{ name: 'a-1' }], ac.signal)).rejects.toThrow(/resync cancelled/);
+  });
+
   it('a name in two zones is ambiguous without a providerID', async () => {
     emu.addInstance(PROJECT, 'us-central1-a', vm('dup', 5));
     emu.addInstance(PROJECT, 'us-central1-b', vm('dup', 6));

@@ -143,6 +143,13 @@ describe('kind provider against the Docker Engine API emulator', () => {
     expect(docker.requests.length - listed).toBe(2);
   });
 
+  it('an aborted round rejects instead of reporting per-node errors', async () => {
+    const ac = new AbortController();
+    ac.abort(new Error('resync cancelled'));
+    await expect(kind.instancesMetadata([{ name: 'kind-worker' }], ac.signal)).rejects.toThrow(/resync cancelled/);
+    await expect(kind.instancesShutdown([{ name: 'kind-worker' }], ac.signal)).rejects.toThrow(/resync cancelled/);
+  });
+
   it('rejects a providerID of another cluster per node', async () => {
     const res = await kind.instancesMetadata([{ name: 'x', providerID: 'kind://other/kind/other-control-plane' }, { name: 'kind-worker' }]);
     expect(res.get('x')).toMatchObject({ kind: 'error', error: { message: expect.stringMatching(/belongs to cluster other, this adapter serves kind/) } });
