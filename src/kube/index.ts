@@ -11,3 +11,4 @@ export * from './watcher.js';
 export * from './time.js';
 export * from './leader.js';
 export * from './events.js';
+export * from './health.js';
