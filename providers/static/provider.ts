@@ -1,11 +1,11 @@
 // `--cloud-provider static`: node metadata from a file, for bare metal and the simulated cluster.
 // The file is reloaded when it changes. We watch the directory rather than the file because
 // editors and ConfigMap volumes replace files by rename (the watched inode would go stale), and
-// we also poll as a safety net because fs.watch can miss events on some filesystems. A reload
-// only takes effect when the content really changed and parses; a bad file keeps the last good
+// we also re-read periodically as a safety net because fs.watch can miss events on some
+// filesystems. A reload only takes effect when the content really changed and parses; a bad file keeps the last good
 // config and logs the field at fault.
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderLogger } from '../types.js';
 import { found, notFound } from '../types.js';
@@ -19,6 +19,8 @@ export interface StaticProviderOptions {
   debounceMs?: number;
   /** Safety-net poll interval (ms); 0 disables polling. */
   pollMs?: number;
+  /** Use fs.watch (default true); false relies on polling alone, for filesystems without events. */
+  watch?: boolean;
 }
 
 const noopLogger: ProviderLogger = { info() {}, warn() {}, error() {}, debug() {} };
@@ -42,7 +44,8 @@ export class StaticCloudProvider implements CloudProvider {
 
   private config: StaticCloudConfig = { nodes: new Map() };
   private lastText: string | undefined;
-  private lastStat = '';
+  /** The content (or read error) of the last failed reload, so it is logged once. */
+  private lastFailure: string | undefined;
   private watcher: FSWatcher | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private debounceTimer: NodeJS.Timeout | undefined;
@@ -54,12 +57,14 @@ export class StaticCloudProvider implements CloudProvider {
   private readonly logger: ProviderLogger;
   private readonly debounceMs: number;
   private readonly pollMs: number;
+  private readonly useWatch: boolean;
 
   private constructor(options: StaticProviderOptions) {
     this.file = path.resolve(options.path);
     this.logger = options.logger ?? noopLogger;
     this.debounceMs = options.debounceMs ?? 100;
     this.pollMs = options.pollMs ?? 10_000;
+    this.useWatch = options.watch ?? true;
   }
 
   /** Loads the file (throws if it is missing or invalid) and starts watching it. */
@@ -73,7 +78,6 @@ export class StaticCloudProvider implements CloudProvider {
     } catch (err) {
       throw new Error(`--cloud-config ${options.path}: ${(err as Error).message}`, { cause: err });
     }
-    p.lastStat = await p.statKey();
     p.startWatching();
     return p;
   }
@@ -143,38 +147,43 @@ export class StaticCloudProvider implements CloudProvider {
     this.generation++;
   }
 
-  private async statKey(): Promise<string> {
-    try {
-      const s = await stat(this.file);
-      return `${s.ino}:${s.size}:${s.mtimeMs}`;
-    } catch {
-      return 'missing';
-    }
-  }
-
   private async reloadOnce(): Promise<void> {
     if (this.closed) return;
-    this.lastStat = await this.statKey();
     let text: string;
     try {
       text = await readFile(this.file, 'utf8');
     } catch (err) {
       // During an atomic replace the path can be briefly absent; the next event or poll retries.
-      this.lastError = err as Error;
-      this.logger.error({ err, path: this.file }, 'cloud-config: cannot read; keeping the last good config');
+      this.fail(err as Error, `read:${(err as Error).message}`, 'cloud-config: cannot read; keeping the last good config');
       return;
     }
-    if (text === this.lastText || this.closed) return;
+    if (this.closed) return;
+    if (text === this.lastText) {
+      // Back to the config in effect (e.g. a bad edit reverted): nothing to apply, nothing wrong.
+      if (this.lastError) this.logger.info({ path: this.file }, 'cloud-config matches the config in effect again');
+      this.lastError = undefined;
+      this.lastFailure = undefined;
+      return;
+    }
+    if (text === this.lastFailure) return;
     try {
       this.apply(text);
     } catch (err) {
-      this.lastError = err as Error;
-      const field = err instanceof StaticConfigError ? err.field : undefined;
-      this.logger.error({ err, path: this.file, field }, 'cloud-config: invalid; keeping the last good config');
+      this.fail(err as Error, text, 'cloud-config: invalid; keeping the last good config');
       return;
     }
+    this.lastFailure = undefined;
     this.logger.info({ path: this.file, nodes: this.config.nodes.size, generation: this.generation }, 'cloud-config reloaded');
     for (const l of this.listeners) l(this.generation);
+  }
+
+  /** Records a failed reload, logging it once rather than on every poll. */
+  private fail(err: Error, key: string, msg: string): void {
+    this.lastError = err;
+    if (key === this.lastFailure) return;
+    this.lastFailure = key;
+    const field = err instanceof StaticConfigError ? err.field : undefined;
+    this.logger.error({ err, path: this.file, ...(field ? { field } : {}) }, msg);
   }
 
   private schedule(): void {
@@ -185,6 +194,16 @@ export class StaticCloudProvider implements CloudProvider {
 
   private startWatching(): void {
     const dir = path.dirname(this.file);
+    if (this.useWatch) this.watchDirectory(dir);
+    if (this.pollMs > 0) {
+      // Reading a small file every few seconds is cheaper than trusting mtimes, which some
+      // filesystems keep at one-second resolution.
+      this.pollTimer = setInterval(() => void this.reload(), this.pollMs);
+      this.pollTimer.unref();
+    }
+  }
+
+  private watchDirectory(dir: string): void {
     try {
       // Any event in the directory may concern us (ConfigMaps swap a `..data` symlink, not the
       // file itself), and the content comparison makes spurious events cheap.
@@ -196,14 +215,6 @@ export class StaticCloudProvider implements CloudProvider {
       });
     } catch (err) {
       this.logger.warn({ err, path: dir }, 'cloud-config: cannot watch directory; relying on polling');
-    }
-    if (this.pollMs > 0) {
-      this.pollTimer = setInterval(() => {
-        void this.statKey().then((key) => {
-          if (key !== this.lastStat) this.schedule();
-        });
-      }, this.pollMs);
-      this.pollTimer.unref();
     }
   }
 }

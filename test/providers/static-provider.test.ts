@@ -24,8 +24,8 @@ function recordingLogger(): ProviderLogger & { errors: Array<{ obj: Record<strin
 
 const cfg = (addr: string): string => `nodes:\n  node-a:\n    zone: zone-a\n    addresses:\n      - { type: InternalIP, address: ${addr} }\n`;
 
-async function open(file: string, logger?: ProviderLogger): Promise<StaticCloudProvider> {
-  const p = await StaticCloudProvider.open({ path: file, logger, debounceMs: 20, pollMs: 50 });
+async function open(file: string, logger?: ProviderLogger, watch = true): Promise<StaticCloudProvider> {
+  const p = await StaticCloudProvider.open({ path: file, logger, debounceMs: 20, pollMs: 50, watch });
   cleanups.push(() => p.close());
   return p;
 }
@@ -120,10 +120,34 @@ describe('StaticCloudProvider', () => {
     expect(await addressOf(p)).toBe('10.0.0.1');
     expect(p.generation).toBe(1);
     expect(logger.errors.some((e) => e.obj.field === 'nodes.node-a.addresses[0].address')).toBe(true);
+    // Polls and spurious events re-read the same bad file without logging it again.
+    await p.reload();
+    await p.reload();
+    expect(logger.errors).toHaveLength(1);
     // A fixed file is picked up again and clears the error.
     await writeFile(file, cfg('10.0.0.4'));
     await vi.waitFor(async () => expect(await addressOf(p)).toBe('10.0.0.4'), { timeout: 5000, interval: 20 });
     expect(p.lastError).toBeUndefined();
+  });
+
+  it('clears the error when a bad edit is reverted', async () => {
+    const file = path.join(await tempDir(), 'cloud.yaml');
+    await writeFile(file, cfg('10.0.0.1'));
+    const p = await open(file);
+    await writeFile(file, 'nodes: [');
+    await vi.waitFor(() => expect(p.lastError?.message).toMatch(/not valid YAML/), { timeout: 5000, interval: 20 });
+    await writeFile(file, cfg('10.0.0.1'));
+    await vi.waitFor(() => expect(p.lastError).toBeUndefined(), { timeout: 5000, interval: 20 });
+    expect(p.generation).toBe(1);
+    expect(await addressOf(p)).toBe('10.0.0.1');
+  });
+
+  it('picks up a change by polling when no watch event arrives', async () => {
+    const file = path.join(await tempDir(), 'cloud.yaml');
+    await writeFile(file, cfg('10.0.0.1'));
+    const p = await open(file, undefined, false);
+    await writeFile(file, cfg('10.0.0.6'));
+    await vi.waitFor(async () => expect(await addressOf(p)).toBe('10.0.0.6'), { timeout: 5000, interval: 20 });
   });
 
   it('stops reloading after close', async () => {
