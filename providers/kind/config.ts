@@ -1,6 +1,6 @@
 // --cloud-config for kind (YAML):
 //   cluster: kind                      # required: the kind cluster name
-//   dockerSocket: /var/run/docker.sock # default
+//   dockerSocket: /var/run/docker.sock # default: $DOCKER_HOST when unix://, else this
 //   overridesFile: /etc/ccm/overrides.yaml
 //   overridesConfigMap: { namespace: kube-system, name: node-address-overrides, key: overrides.yaml }
 //   kubeconfig: ~/.kube/kind-config    # for the ConfigMap; default: in-cluster or $KUBECONFIG
@@ -27,7 +27,7 @@ const dnsLabel = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;
 
 const schema = z.strictObject({
   cluster: z.string().regex(/^[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?$/, 'must be a kind cluster name (lowercase letters, digits, "-", ".")'),
-  dockerSocket: z.string().min(1).default(DEFAULT_DOCKER_SOCKET),
+  dockerSocket: z.string().min(1).optional(),
   overridesFile: z.string().min(1).optional(),
   overridesConfigMap: z
     .strictObject({
@@ -39,7 +39,17 @@ const schema = z.strictObject({
   kubeconfig: z.string().min(1).optional(),
 });
 
-export function parseKindConfig(text: string, source = 'cloud-config'): KindConfig {
+/**
+ * The socket when the config names none: DOCKER_HOST like the docker CLI (rootless Docker and
+ * Podman set it), else the standard path. A non-unix DOCKER_HOST cannot be used here.
+ */
+export function defaultDockerSocket(dockerHost: string | undefined): string {
+  if (!dockerHost) return DEFAULT_DOCKER_SOCKET;
+  if (dockerHost.startsWith('unix://') && dockerHost.length > 'unix://'.length) return dockerHost.slice('unix://'.length);
+  throw new Error(`DOCKER_HOST: "${dockerHost}" is not a unix:// socket; set dockerSocket in the kind cloud-config`);
+}
+
+export function parseKindConfig(text: string, source = 'cloud-config', env: Record<string, string | undefined> = process.env): KindConfig {
   let doc: unknown;
   try {
     doc = parseYaml(text);
@@ -55,5 +65,5 @@ export function parseKindConfig(text: string, source = 'cloud-config'): KindConf
   if (c.overridesFile && c.overridesConfigMap) {
     throw new Error(`${source}: overridesFile and overridesConfigMap are exclusive; give one`);
   }
-  return c;
+  return { ...c, dockerSocket: c.dockerSocket ?? defaultDockerSocket(env.DOCKER_HOST) };
 }

@@ -11,7 +11,7 @@ export { parseKindOverrides } from './overrides.js';
 export type { KindAddressOverride, KindOverrides, KindOverrideMode } from './overrides.js';
 export { parseKindProviderID, formatKindProviderID } from './provider-id.js';
 export type { KindProviderID } from './provider-id.js';
-export { parseKindConfig, DEFAULT_DOCKER_SOCKET } from './config.js';
+export { parseKindConfig, defaultDockerSocket, DEFAULT_DOCKER_SOCKET } from './config.js';
 export type { KindConfig, KindConfigMapRef } from './config.js';
 export { DockerClient, DockerApiError } from './docker.js';
 export type { DockerContainerSummary } from './docker.js';

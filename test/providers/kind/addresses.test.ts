@@ -137,7 +137,10 @@ describe('kind providerID and config', () => {
     it(`rejects ${text}`, () => expect(() => parseKindProviderID(text)).toThrow(message));
   }
   it('config defaults and validation', () => {
-    expect(parseKindConfig('cluster: kind\n')).toEqual({ cluster: 'kind', dockerSocket: '/var/run/docker.sock' });
+    expect(parseKindConfig('cluster: kind\n', 'c', {})).toEqual({ cluster: 'kind', dockerSocket: '/var/run/docker.sock' });
+    expect(parseKindConfig('cluster: kind\n', 'c', { DOCKER_HOST: 'unix:///run/user/1000/docker.sock' }).dockerSocket).toBe('/run/user/1000/docker.sock');
+    expect(parseKindConfig('cluster: kind\ndockerSocket: /d.sock\n', 'c', { DOCKER_HOST: 'tcp://10.0.0.1:2375' }).dockerSocket).toBe('/d.sock');
+    expect(() => parseKindConfig('cluster: kind\n', 'c', { DOCKER_HOST: 'tcp://10.0.0.1:2375' })).toThrow(/DOCKER_HOST: "tcp:\/\/10\.0\.0\.1:2375" is not a unix:\/\/ socket/);
     expect(parseKindConfig('cluster: e2e\noverridesConfigMap: {name: addr}\n').overridesConfigMap).toEqual({ namespace: 'kube-system', name: 'addr', key: 'overrides.yaml' });
     expect(() => parseKindConfig('{}', 'kind.yaml')).toThrow(/kind\.yaml: cluster:/);
     expect(() => parseKindConfig('cluster: Kind_1\n')).toThrow(/cluster: must be a kind cluster name/);
