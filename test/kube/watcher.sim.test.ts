@@ -1,0 +1,109 @@
+// The watcher against the API server double: real paging, bookmarks, compaction and restarts.
+import { describe, it, expect, afterEach } from 'vitest';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
+import { NODES, type KubeObject } from '../../src/kube/types.js';
+import { Watcher } from '../../src/kube/watcher.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 8000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const nodeObj = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { pool: 'a' } } });
+
+async function setup(opts: { bookmarkIntervalMs?: number; staleAfterMs?: number } = {}) {
+  const api = await startApiServerDouble({ bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 100 });
+  const client = new KubeClient(kubeConfigFromString(api.kubeconfig), { readTimeoutMs: 2000 });
+  const w = new Watcher<KubeObject>({
+    client,
+    resource: NODES,
+    pageSize: 500,
+    staleAfterMs: opts.staleAfterMs ?? 5000,
+    backoff: { initialMs: 20, maxMs: 200 },
+  });
+  const log: string[] = [];
+  w.on('add', (o) => log.push(`add ${o.metadata.name}`));
+  w.on('update', (o) => log.push(`update ${o.metadata.name}`));
+  w.on('delete', (o, i) => log.push(`delete ${o.metadata.name}${i.finalStateUnknown ? ' (unknown)' : ''}`));
+  w.on('relist', (r) => log.push(`relist ${r}`));
+  cleanups.push(() => api.stop(), () => client.close(), () => w.stop());
+  return { api, client, w, log };
+}
+
+const watches = (api: ApiServerDouble) => api.count({ verb: 'watch', resource: 'nodes' });
+
+describe('Watcher against the API server double', () => {
+  it('lists 1200 nodes in pages of 500 and then follows changes', async () => {
+    const { api, client, w, log } = await setup();
+    for (let i = 0; i < 1200; i++) api.store.create('nodes', nodeObj(`n${String(i).padStart(4, '0')}`));
+    w.start();
+    await w.synced;
+    expect(w.size()).toBe(1200);
+    expect(api.count({ verb: 'list', resource: 'nodes' })).toBe(3);
+    await until(() => api.watchCount() === 1, 'watch open');
+    await client.create(NODES, nodeObj('new'));
+    await client.patch(NODES, 'n0000', { metadata: { labels: { pool: 'b' } } }, 'merge');
+    await client.delete(NODES, 'n0001');
+    await until(() => log.length === 1203, 'three events');
+    expect(log.slice(1200)).toEqual(['add new', 'update n0000', 'delete n0001']);
+    expect(w.get('n0000')?.metadata.labels).toEqual({ pool: 'b' });
+  });
+
+  it('relists after compaction (410) and reports what changed meanwhile', async () => {
+    const { api, client, w, log } = await setup({ bookmarkIntervalMs: 60_000 });
+    for (const n of ['a', 'b', 'c']) api.store.create('nodes', nodeObj(n));
+    w.start();
+    await w.synced;
+    await until(() => api.watchCount() === 1, 'watch open');
+    api.pauseWatches();
+    await client.patch(NODES, 'a', { metadata: { labels: { pool: 'z' } } }, 'merge');
+    await client.delete(NODES, 'b');
+    await client.create(NODES, nodeObj('d'));
+    api.compactHistory();
+    api.closeWatches();
+    api.resumeWatches();
+    await until(() => w.get('d') !== undefined && w.get('b') === undefined, 'relisted cache');
+    expect(log).toContain('relist watch expired (410 Gone)');
+    expect(log.slice(log.indexOf('relist watch expired (410 Gone)') + 1)).toEqual(['delete b (unknown)', 'update a', 'add d']);
+    expect(w.get('a')?.metadata.labels).toEqual({ pool: 'z' });
+  });
+
+  it('bookmarks from the server keep the watch; a silent watch is restarted', async () => {
+    const { api, w } = await setup({ bookmarkIntervalMs: 50, staleAfterMs: 300 });
+    w.start();
+    await w.synced;
+    await until(() => api.watchCount() === 1, 'watch open');
+    await new Promise((r) => setTimeout(r, 700));
+    expect(watches(api)).toBe(1);
+    api.pauseWatches();
+    await until(() => watches(api) >= 2, 'watch restarted', 3000);
+    api.resumeWatches();
+  });
+
+  it('survives an API server restart and catches up', async () => {
+    const { api, client, w, log } = await setup();
+    api.store.create('nodes', nodeObj('a'));
+    w.start();
+    await w.synced;
+    await until(() => api.watchCount() === 1, 'watch open');
+    const errors: unknown[] = [];
+    w.on('error', (e) => errors.push(e));
+    await api.stop();
+    await new Promise((r) => setTimeout(r, 100));
+    await api.restart();
+    await until(() => api.watchCount() === 1, 'watch reopened');
+    await client.create(NODES, nodeObj('b'));
+    await until(() => w.get('b') !== undefined, 'event after restart');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(log).toEqual(['add a', 'add b']);
+  });
+});
