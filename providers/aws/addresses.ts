@@ -12,7 +12,8 @@ export interface AWSNodeAddressOptions {
   nodeIPFamilies?: readonly string[];
 }
 
-function validateFamilies(families: readonly string[]): AWSIPFamily[] {
+/** Checks a node IP family list (non-empty, known, no repeats); throws naming the bad value. */
+export function validateNodeIPFamilies(families: readonly string[]): AWSIPFamily[] {
   if (!Array.isArray(families) || families.length === 0) {
     throw new Error(`nodeIPFamilies: must list at least one of ${AWS_IP_FAMILIES.join(', ')} (got ${JSON.stringify(families)})`);
   }
@@ -84,7 +85,7 @@ function ipv6Addresses(instance: Instance, interfaces: InstanceNetworkInterface[
  */
 export function awsNodeAddresses(instance: Instance, options: AWSNodeAddressOptions = {}): NodeAddress[] {
   if (instance === null || typeof instance !== 'object') throw new Error('awsNodeAddresses: instance must be an object');
-  const families = validateFamilies(options.nodeIPFamilies ?? ['ipv4']);
+  const families = validateNodeIPFamilies(options.nodeIPFamilies ?? ['ipv4']);
   const interfaces = sortedInterfaces(instance);
   const out: NodeAddress[] = [];
   for (const f of families) out.push(...(f === 'ipv4' ? ipv4Addresses(instance, interfaces) : ipv6Addresses(instance, interfaces)));

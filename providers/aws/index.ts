@@ -5,7 +5,7 @@ import { parseAWSCloudConfig, type AWSCloudConfig } from './config.js';
 import { AWSCloudProvider } from './provider.js';
 
 export { AWSCloudProvider, idsNamedInMessage, INSTANCE_ID_BATCH, DNS_NAME_BATCH, type AWSProviderOptions } from './provider.js';
-export { awsNodeAddresses, AWS_IP_FAMILIES, type AWSIPFamily, type AWSNodeAddressOptions } from './addresses.js';
+export { awsNodeAddresses, validateNodeIPFamilies, AWS_IP_FAMILIES, type AWSIPFamily, type AWSNodeAddressOptions } from './addresses.js';
 export { parseAWSProviderID, formatAWSProviderID, instanceIDFromNodeName, AWSProviderIDError, type AWSProviderID } from './provider-id.js';
 export { parseAWSCloudConfig, AWSCloudConfigError, type AWSCloudConfig } from './config.js';
 export { BackoffGate, sharedEC2Gate, type BackoffGateOptions } from './backoff.js';

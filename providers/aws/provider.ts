@@ -4,7 +4,7 @@
 import { DescribeInstancesCommand, EC2Client, type DescribeInstancesCommandInput, type Filter, type Instance } from '@aws-sdk/client-ec2';
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderLogger } from '../types.js';
 import { found, notFound, retryableError } from '../types.js';
-import { awsNodeAddresses, type AWSIPFamily } from './addresses.js';
+import { awsNodeAddresses, validateNodeIPFamilies, type AWSIPFamily } from './addresses.js';
 import { BackoffGate, sharedEC2Gate } from './backoff.js';
 import type { AWSCloudConfig } from './config.js';
 import { formatAWSProviderID, instanceIDFromNodeName, parseAWSProviderID } from './provider-id.js';
@@ -19,6 +19,8 @@ const ALIVE_STATES = ['pending', 'running', 'shutting-down', 'stopping', 'stoppe
 
 export interface AWSProviderOptions {
   config?: Partial<AWSCloudConfig>;
+  /** Region label for nodes and the client's region; default config.region. */
+  region?: string;
   /** A ready client (tests, or callers that build their own). Otherwise one is created. */
   client?: EC2Client;
   /** Endpoint override; without it the SDK also honours AWS_ENDPOINT_URL_EC2 / AWS_ENDPOINT_URL. */
@@ -105,9 +107,9 @@ export class AWSCloudProvider implements CloudProvider {
   private readonly concurrency: number;
   private readonly logger: ProviderLogger;
 
-  constructor(options: AWSProviderOptions & { region?: string } = {}, ownsClient = !options.client) {
+  constructor(options: AWSProviderOptions = {}, ownsClient = !options.client) {
     const config = options.config ?? {};
-    this.nodeIPFamilies = [...(config.nodeIPFamilies ?? ['ipv4'])];
+    this.nodeIPFamilies = [...validateNodeIPFamilies(config.nodeIPFamilies ?? ['ipv4'])];
     this.clusterID = config.clusterID;
     this.region = options.region ?? config.region;
     this.gate = options.gate ?? sharedEC2Gate;
@@ -120,8 +122,8 @@ export class AWSCloudProvider implements CloudProvider {
 
   /** Builds a provider and settles the region (config, then the SDK's default chain). */
   static async create(options: AWSProviderOptions = {}): Promise<AWSCloudProvider> {
-    const client = options.client ?? buildClient(options, options.config?.region);
-    let region = options.config?.region;
+    let region = options.region ?? options.config?.region;
+    const client = options.client ?? buildClient(options, region);
     if (!region) {
       region = await client.config.region().catch(() => undefined);
     }

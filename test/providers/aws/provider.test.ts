@@ -244,6 +244,10 @@ describe('AWSCloudProvider through the EC2 emulator', () => {
     }
   });
 
+  it('rejects a bad family list when built', () => {
+    expect(() => provider({ config: { nodeIPFamilies: ['ipv4', 'ipx' as 'ipv4'] } })).toThrow(/unknown family "ipx"/);
+  });
+
   it('honours an abort signal', async () => {
     emu.add(instance(1));
     const p = provider();
