@@ -155,6 +155,16 @@ describe('AWSCloudProvider through the EC2 emulator', () => {
     expect(gate.throttles).toBe(3);
   });
 
+  it('lets the SDK adaptive retry absorb a throttle in the production configuration', async () => {
+    emu.add(instance(1));
+    const p = provider({ maxAttempts: 2, retryMode: 'adaptive', throttleRetries: 0 });
+    emu.throttleNext(1);
+    const res = await p.instancesMetadata([byProviderID(1)]);
+    expect(res.get('node-1')?.kind).toBe('found');
+    expect(emu.requests.map((r) => r.status)).toEqual([503, 200]);
+    expect(p.apiCalls).toBe(1);
+  });
+
   it('reports retryable errors when throttling outlasts the retries', async () => {
     emu.add(instance(1));
     const p = provider({ throttleRetries: 2 });
