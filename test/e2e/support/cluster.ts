@@ -1,0 +1,190 @@
+// API access for the e2e suite: reads of nodes, events and ClusterCIDRs, and a ledger of what the
+// suite created so cleanup deletes exactly that (by name and uid) and nothing else.
+import type { KubeConfig } from '@kubernetes/client-node';
+import ipaddr from 'ipaddr.js';
+import { KubeClient } from '../../../src/kube/client.js';
+import { isNotFound } from '../../../src/kube/errors.js';
+import { CLUSTERCIDRS, NODES, type KubeObject, type ResourceType } from '../../../src/kube/types.js';
+import type { NodeObject, Taint } from '../../../src/controllers/node.js';
+import type { NodeAddress } from '../../../src/nodeip/types.js';
+import { registerNode, type KubeletConfig, type RegisterResult } from '../../../src/sim/kubelet/index.js';
+import { FAKE_NODE_TAINT_KEY, RUN_LABEL } from './target.js';
+
+export const UNINITIALIZED_TAINT_KEY = 'node.cloudprovider.kubernetes.io/uninitialized';
+const EVENTS_ALL: ResourceType = { group: '', version: 'v1', plural: 'events', namespaced: false };
+
+export type WireNode = NodeObject & KubeObject;
+
+export interface CoreEvent extends KubeObject {
+  type?: string;
+  reason?: string;
+  message?: string;
+  count?: number;
+  involvedObject?: { kind?: string; name?: string; uid?: string };
+  source?: { component?: string };
+  reportingComponent?: string;
+}
+
+export interface ClusterCIDRObject extends KubeObject {
+  spec?: { nodeSelector?: unknown; perNodeHostBits?: number; ipv4?: string; ipv6?: string };
+}
+
+interface Created {
+  res: ResourceType;
+  name: string;
+  uid: string;
+}
+
+export class E2ECluster {
+  readonly client: KubeClient;
+  readonly prefix: string;
+  readonly #created: Created[] = [];
+
+  constructor(kubeConfig: KubeConfig, prefix: string) {
+    this.client = new KubeClient(kubeConfig, { userAgent: 'node-address-ccm-e2e', readTimeoutMs: 10_000, writeTimeoutMs: 10_000 });
+    this.prefix = prefix;
+  }
+
+  /** `<prefix>-<suffix>`: every name the suite creates. */
+  name(suffix: string): string {
+    return `${this.prefix}-${suffix}`;
+  }
+
+  #record(res: ResourceType, obj: KubeObject): void {
+    this.#created.push({ res, name: obj.metadata.name, uid: obj.metadata.uid ?? '' });
+  }
+
+  /**
+   * Registers a fake node through the kubelet simulator with the run label and the fake-node
+   * NoSchedule taint (on top of the uninitialized taint kubelet adds), and records it.
+   */
+  async registerFakeNode(config: KubeletConfig): Promise<RegisterResult> {
+    if (!config.name.startsWith(`${this.prefix}-`)) throw new Error(`fake node ${config.name} must carry the run prefix ${this.prefix}-`);
+    const taint: Taint = { key: FAKE_NODE_TAINT_KEY, value: this.prefix, effect: 'NoSchedule' };
+    const result = await registerNode(this.client, {
+      ...config,
+      labels: { ...(config.labels ?? {}), [RUN_LABEL]: this.prefix },
+      taints: [...(config.taints ?? []), taint],
+    });
+    this.#record(NODES, result.node as WireNode);
+    return result;
+  }
+
+  /** Creates a Node object directly (not through the kubelet simulator), recorded for cleanup. */
+  async createNodeObject(node: WireNode): Promise<WireNode> {
+    if (!node.metadata.name.startsWith(`${this.prefix}-`)) throw new Error(`node ${node.metadata.name} must carry the run prefix`);
+    const taints = [...(node.spec?.taints ?? []), { key: FAKE_NODE_TAINT_KEY, value: this.prefix, effect: 'NoSchedule' }];
+    const body: WireNode = {
+      ...node,
+      metadata: { ...node.metadata, labels: { ...(node.metadata.labels ?? {}), [RUN_LABEL]: this.prefix } },
+      spec: { ...(node.spec ?? {}), taints },
+    };
+    const created = await this.client.create<WireNode>(NODES, body);
+    this.#record(NODES, created);
+    return created;
+  }
+
+  async createClusterCIDR(suffix: string, spec: NonNullable<ClusterCIDRObject['spec']>): Promise<ClusterCIDRObject> {
+    const obj: ClusterCIDRObject = {
+      apiVersion: 'networking.x-k8s.io/v1',
+      kind: 'ClusterCIDR',
+      metadata: { name: this.name(suffix), labels: { [RUN_LABEL]: this.prefix } },
+      spec,
+    };
+    const created = await this.client.create<ClusterCIDRObject>(CLUSTERCIDRS, obj);
+    this.#record(CLUSTERCIDRS, created);
+    return created;
+  }
+
+  /** Deletes one object the suite created (uid precondition: never a same-named replacement). */
+  async deleteCreated(res: ResourceType, name: string): Promise<void> {
+    const entry = this.#created.find((c) => c.res === res && c.name === name);
+    if (!entry) throw new Error(`${res.plural}/${name} was not created by this run; refusing to delete it`);
+    try {
+      await this.client.delete(res, name, { preconditions: entry.uid ? { uid: entry.uid } : undefined });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  /** Deletes everything this run created, newest first. Returns the failures (never throws). */
+  async cleanup(): Promise<string[]> {
+    const failures: string[] = [];
+    for (const c of [...this.#created].reverse()) {
+      try {
+        await this.client.delete(c.res, c.name, { preconditions: c.uid ? { uid: c.uid } : undefined });
+      } catch (err) {
+        if (!isNotFound(err)) failures.push(`${c.res.plural}/${c.name}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    this.#created.length = 0;
+    this.client.close();
+    return failures;
+  }
+
+  getNode(name: string): Promise<WireNode> {
+    return this.client.get<WireNode>(NODES, name);
+  }
+
+  async nodeExists(name: string): Promise<boolean> {
+    try {
+      await this.getNode(name);
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  async getClusterCIDR(name: string): Promise<ClusterCIDRObject | undefined> {
+    try {
+      return await this.client.get<ClusterCIDRObject>(CLUSTERCIDRS, name);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** core/v1 Events about a node, in every namespace. */
+  async nodeEvents(name: string): Promise<CoreEvent[]> {
+    const list = await this.client.list<CoreEvent>(EVENTS_ALL, { fieldSelector: `involvedObject.kind=Node,involvedObject.name=${name}` });
+    return list.items ?? [];
+  }
+}
+
+export function hasTaint(node: NodeObject, key: string): boolean {
+  return (node.spec?.taints ?? []).some((t) => t.key === key);
+}
+
+export function addressesOf(node: NodeObject): NodeAddress[] {
+  return (node.status?.addresses ?? []).map((a) => ({ type: a.type, address: a.address }));
+}
+
+export function internalIPs(node: NodeObject): string[] {
+  return addressesOf(node)
+    .filter((a) => a.type === 'InternalIP')
+    .map((a) => a.address);
+}
+
+export function podCIDRsOf(node: NodeObject): string[] {
+  return node.spec?.podCIDRs ?? (node.spec?.podCIDR ? [node.spec.podCIDR] : []);
+}
+
+/** Whether `cidr` is a subnet of `range` (same family, prefix at least as long). */
+export function cidrWithin(cidr: string, range: string): boolean {
+  const [addr, bits] = ipaddr.parseCIDR(cidr);
+  const [raddr, rbits] = ipaddr.parseCIDR(range);
+  return addr.kind() === raddr.kind() && bits >= rbits && addr.match(raddr, rbits);
+}
+
+export function cidrFamily(cidr: string): 'ipv4' | 'ipv6' {
+  return ipaddr.parseCIDR(cidr)[0].kind();
+}
+
+/** Whether two CIDRs share any address. */
+export function cidrsOverlap(a: string, b: string): boolean {
+  if (cidrFamily(a) !== cidrFamily(b)) return false;
+  const bitsA = ipaddr.parseCIDR(a)[1];
+  const bitsB = ipaddr.parseCIDR(b)[1];
+  return bitsA <= bitsB ? cidrWithin(b, a) : cidrWithin(a, b);
+}
