@@ -25,17 +25,50 @@ export class CIDRParseError extends Error {
   }
 }
 
-function parseIPv4(s: string): number | undefined {
-  const parts = s.split('.');
-  if (parts.length !== 4) return undefined;
+// Hand-rolled: this runs for every restored or released block, so no regex or split.
+function parseIPv4(s: string, from = 0, to = s.length): number | undefined {
   let v = 0;
-  for (const p of parts) {
-    if (!/^[0-9]{1,3}$/.test(p)) return undefined;
-    const n = Number(p);
-    if (n > 255) return undefined;
-    v = v * 256 + n;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = from; i < to; i++) {
+    const ch = s.charCodeAt(i);
+    if (ch === 46) {
+      if (digits === 0) return undefined;
+      v = v * 256 + octet;
+      octet = 0;
+      digits = 0;
+      dots++;
+    } else if (ch >= 48 && ch <= 57 && digits < 3) {
+      octet = octet * 10 + (ch - 48);
+      digits++;
+      if (octet > 255) return undefined;
+    } else return undefined;
   }
-  return v;
+  if (dots !== 3 || digits === 0) return undefined;
+  return v * 256 + octet;
+}
+
+/**
+ * Fast path for IPv4 CIDR text: [masked address, prefix] as numbers, or undefined when the text
+ * is not a valid IPv4 CIDR (callers then fall back to parseCIDR for the error).
+ */
+export function parseIPv4CIDRNumbers(value: string): [number, number] | undefined {
+  const slash = value.indexOf('/');
+  if (slash < 0) return undefined;
+  const n = value.length - slash - 1;
+  if (n < 1 || n > 3) return undefined;
+  let prefix = 0;
+  for (let i = slash + 1; i < value.length; i++) {
+    const ch = value.charCodeAt(i);
+    if (ch < 48 || ch > 57) return undefined;
+    prefix = prefix * 10 + (ch - 48);
+  }
+  if (prefix > 32) return undefined;
+  const a = parseIPv4(value, 0, slash);
+  if (a === undefined) return undefined;
+  const block = 2 ** (32 - prefix);
+  return [a - (a % block), prefix];
 }
 
 function parseIPv6(s: string): bigint | undefined {

@@ -5,7 +5,7 @@
 // sparse BlockTree; excluded units (Service CIDRs) in a separate IntervalList so they can be
 // lifted without touching allocations.
 import { BlockTree } from './blocktree.js';
-import { CIDRParseError, formatAddr, formatIPv4, formatIPv6Groups, parseCIDR, type CIDR, type IPFamily } from './cidr.js';
+import { CIDRParseError, formatAddr, formatIPv4, formatIPv6Groups, parseCIDR, parseIPv4CIDRNumbers, type CIDR, type IPFamily } from './cidr.js';
 import { IntervalList } from './exclusions.js';
 
 /** Most node blocks per range: offsets must stay exact JS numbers. */
@@ -18,6 +18,8 @@ export class CIDRSetError extends Error {
 interface Region {
   start: number;
   size: number;
+  /** The CIDR is smaller than one unit (ranges over 2^52 addresses only). */
+  finer?: boolean;
 }
 
 export class CIDRSet {
@@ -42,6 +44,12 @@ export class CIDRSet {
 
   private readonly baseV4: number;
   private readonly baseGroups: number[];
+  private readonly groups: number[] = [0, 0, 0, 0, 0, 0, 0, 0];
+  /**
+   * Per IPv6 group: how the unit offset maps onto it. A positive number d: floor(offset / d);
+   * a negative -m: offset * m; null: the offset never reaches this group.
+   */
+  private readonly groupShift: (number | null)[] = [];
 
   constructor(clusterCIDR: string, nodeMaskSize: number) {
     let c: CIDR;
@@ -69,7 +77,14 @@ export class CIDRSet {
     this.nodeBlockUnits = 2 ** (this.unitPrefix - nodeMaskSize);
     this.baseV4 = c.family === 4 ? Number(c.addr) : 0;
     this.baseGroups = [];
-    for (let i = 0; i < 8; i++) this.baseGroups.push(c.family === 6 ? Number((c.addr >> BigInt(112 - 16 * i)) & 0xffffn) : 0);
+    for (let i = 0; i < 8; i++) {
+      this.baseGroups.push(c.family === 6 ? Number((c.addr >> BigInt(112 - 16 * i)) & 0xffffn) : 0);
+      // Group i holds address bits [112-16i, 128-16i); the offset covers [unitShift, unitShift + unitBits).
+      const lo = 112 - 16 * i;
+      const sh = lo - this.unitShift;
+      const reaches = lo + 16 > this.unitShift && lo < this.unitShift + (this.unitPrefix - c.prefix);
+      this.groupShift.push(!reaches ? null : sh >= 0 ? 2 ** sh : -(2 ** -sh));
+    }
   }
 
   /** Number of node-size blocks in the range. */
@@ -153,10 +168,9 @@ export class CIDRSet {
 
   /** Frees exactly the addresses of `cidr` (inside the range). Freeing free space is a no-op. */
   release(cidr: string): void {
-    const c = this.parse(cidr);
-    // Finer than one unit (only in ranges over 2^52 addresses): the unit may hold other blocks.
-    if (c.prefix > this.unitPrefix) return;
     const r = this.regionOf(cidr, 'release');
+    // Finer than one unit (only in ranges over 2^52 addresses): the unit may hold other blocks.
+    if (r.finer) return;
     this.countTouched(r.start, r.size, () => this.tree.clear(r.start, r.size));
   }
 
@@ -247,6 +261,21 @@ export class CIDRSet {
   }
 
   private regionOf(cidr: string, op: string): Region {
+    if (this.family === 4) {
+      // Number-only fast path for IPv4; the range is at most 2^32 addresses, so units are addresses.
+      const f = parseIPv4CIDRNumbers(cidr);
+      if (f !== undefined) {
+        const [addr, prefix] = f;
+        const rp = this.cidr.prefix;
+        if (prefix <= rp) {
+          const block = 2 ** (32 - prefix);
+          if (this.baseV4 - (this.baseV4 % block) === addr) return { start: 0, size: this.tree.limit };
+        } else {
+          const off = addr - this.baseV4;
+          if (off >= 0 && off < this.tree.limit) return { start: off, size: 2 ** (32 - prefix) };
+        }
+      }
+    }
     const c = this.parse(cidr);
     const r = this.regionOrNull(c);
     if (r === null) throw new CIDRSetError(`cannot ${op} ${c.text === cidr ? `"${cidr}"` : `"${cidr}" (${c.text})`}: it does not overlap range ${this.clusterCIDR}`);
@@ -266,18 +295,18 @@ export class CIDRSet {
     if (c.addr >> rshift !== this.cidr.addr >> rshift) return null;
     const start = Number((c.addr - this.cidr.addr) >> BigInt(this.unitShift));
     // Finer than a unit: the whole unit stands for it (rounding outwards never double-allocates).
-    const size = c.prefix >= this.unitPrefix ? 1 : 2 ** (this.unitPrefix - c.prefix);
-    return { start, size };
+    if (c.prefix > this.unitPrefix) return { start, size: 1, finer: true };
+    return { start, size: 2 ** (this.unitPrefix - c.prefix) };
   }
 
   private formatRegion(start: number, maskSize: number): string {
     if (this.family === 4) return `${formatIPv4(this.baseV4 + start)}/${maskSize}`;
-    const g = this.baseGroups.slice();
-    const shift = this.unitShift;
+    const g = this.groups;
+    const base = this.baseGroups;
     for (let i = 0; i < 8; i++) {
-      const sh = 112 - 16 * i - shift;
-      const part = sh >= 0 ? Math.floor(start / 2 ** sh) % 65536 : (start * 2 ** -sh) % 65536;
-      g[i] += part;
+      const sh = this.groupShift[i];
+      // Groups entirely below or above the offset's bits keep the base value.
+      g[i] = sh === null ? base[i] : base[i] + (sh >= 0 ? Math.floor(start / sh) % 65536 : (start * -sh) % 65536);
     }
     return `${formatIPv6Groups(g)}/${maskSize}`;
   }

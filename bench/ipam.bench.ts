@@ -1,0 +1,158 @@
+// IPAM core benchmarks: `npm run bench ipam`. Each case runs several times on a fresh structure;
+// the table shows the best and the median run (the machine is shared, so the best is the
+// steadiest figure) and the retained heap per block still allocated at the end.
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { CIDRSet } from '../src/ipam/cidrset.js';
+import { PodCIDRAllocator } from '../src/ipam/allocator.js';
+import { parseClusterCIDR } from '../src/ipam/clustercidr.js';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+interface Outcome {
+  /** Operations timed (allocations, releases, nodes). */
+  ops: number;
+  /** Blocks held at the end, for bytes per block. */
+  held: number;
+  /** Keeps the structure alive for the heap measurement. */
+  keep: unknown;
+  /** A value derived from the results so the work cannot be optimised away. */
+  check: number;
+}
+
+interface Case {
+  name: string;
+  unit: string;
+  runs: number;
+  run: () => Outcome;
+}
+
+/** Small deterministic PRNG (mulberry32) so every run does the same work. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function fill(range: string, mask: number, n: number): Outcome {
+  const s = new CIDRSet(range, mask);
+  let check = 0;
+  for (let i = 0; i < n; i++) check += s.allocateNext().length;
+  return { ops: n, held: n, keep: s, check };
+}
+
+const cases: Case[] = [
+  { name: 'allocate all 65,536 /24 in 10.0.0.0/8', unit: 'alloc', runs: 7, run: () => fill('10.0.0.0/8', 24, 65_536) },
+  { name: 'allocate all 65,536 /64 in fd00:1::/48', unit: 'alloc', runs: 7, run: () => fill('fd00:1::/48', 64, 65_536) },
+  {
+    name: '60,000 /24, release every other, 30,000 more',
+    unit: 'op',
+    runs: 5,
+    run: () => {
+      const s = new CIDRSet('10.0.0.0/8', 24);
+      const got: string[] = [];
+      for (let i = 0; i < 60_000; i++) got.push(s.allocateNext());
+      for (let i = 0; i < 60_000; i += 2) s.release(got[i]);
+      let check = 0;
+      for (let i = 0; i < 30_000; i++) check += s.allocateNext().length;
+      return { ops: 120_000, held: 60_000, keep: s, check };
+    },
+  },
+  { name: '1,000,000 /64 from fd00::/32', unit: 'alloc', runs: 3, run: () => fill('fd00::/32', 64, 1_000_000) },
+  {
+    name: 'mixed /23–/26 churn in 10.0.0.0/8 (200,000 ops, ≤ 20,000 held)',
+    unit: 'op',
+    runs: 5,
+    run: () => {
+      const s = new CIDRSet('10.0.0.0/8', 24);
+      const next = rng(42);
+      const held: string[] = [];
+      let check = 0;
+      for (let i = 0; i < 200_000; i++) {
+        if (held.length > 0 && (next() < 0.4 || held.length > 20_000)) {
+          const j = Math.floor(next() * held.length);
+          s.release(held[j]);
+          held[j] = held[held.length - 1];
+          held.pop();
+        } else {
+          const c = s.allocateNext(23 + Math.floor(next() * 4));
+          check += c.length;
+          held.push(c);
+        }
+      }
+      return { ops: 200_000, held: held.length, keep: s, check };
+    },
+  },
+  {
+    name: '5,000 nodes over 1,000 pools with selectors',
+    unit: 'node',
+    runs: 3,
+    run: () => {
+      const a = new PodCIDRAllocator();
+      // 999 pools select a rack (and half of them a zone too); one fallback pool.
+      for (let i = 0; i < 999; i++) {
+        const matchExpressions = [{ key: 'rack', operator: 'In', values: [`r${i}`] }];
+        if (i % 2 === 0) matchExpressions.push({ key: 'zone', operator: 'In', values: [`z${i % 3}`] });
+        a.upsertPool(
+          parseClusterCIDR({
+            metadata: { name: `rack-${i}` },
+            spec: { perNodeHostBits: 8, ipv4: `10.${Math.floor(i / 8)}.${(i % 8) * 32}.0/19`, nodeSelector: { nodeSelectorTerms: [{ matchExpressions }] } },
+          }),
+        );
+      }
+      a.upsertPool(parseClusterCIDR({ metadata: { name: 'fallback' }, spec: { perNodeHostBits: 8, ipv4: '172.16.0.0/12' } }));
+      let check = 0;
+      for (let n = 0; n < 5_000; n++) {
+        const rack = n % 1_100; // racks ≥ 999 have no pool: they use the fallback
+        check += a.allocateNode({ name: `node-${n}`, labels: { rack: `r${rack}`, zone: `z${rack % 3}` } }).podCIDRs[0].length;
+      }
+      return { ops: 5_000, held: 5_000, keep: a, check };
+    },
+  },
+];
+
+function fmtNs(ns: number): string {
+  return ns >= 10_000 ? `${(ns / 1000).toFixed(1)} µs` : `${ns.toFixed(0)} ns`;
+}
+
+export default async function bench(): Promise<void> {
+  const rows: string[] = [];
+  for (const c of cases) {
+    const times: number[] = [];
+    let bytesPerBlock = 0;
+    let check = 0;
+    for (let r = 0; r < c.runs; r++) {
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      const t0 = process.hrtime.bigint();
+      const out = c.run();
+      const dt = Number(process.hrtime.bigint() - t0);
+      times.push(dt / out.ops);
+      check += out.check;
+      gc();
+      const retained = process.memoryUsage().heapUsed - before;
+      bytesPerBlock = Math.max(0, retained) / out.held;
+      // Keep `out.keep` reachable until after the measurement.
+      if (out.keep === null) console.log('unreachable');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    times.sort((a, b) => a - b);
+    const best = times[0];
+    const median = times[Math.floor(times.length / 2)];
+    const total = (best * (c.name.startsWith('5,000') ? 5_000 : 1)) / 1e6;
+    rows.push(
+      `| ${c.name} | ${fmtNs(best)} / ${c.unit} | ${fmtNs(median)} / ${c.unit} | ${(1e9 / best / 1e6).toFixed(2)} M/s | ${bytesPerBlock.toFixed(1)} |` +
+        (c.name.startsWith('5,000') ? ` ${total.toFixed(0)} ms total` : ''),
+    );
+    if (check === 0) throw new Error(`${c.name}: produced nothing`);
+  }
+  console.log('| case | best | median | best rate | retained bytes per held block |');
+  console.log('|---|---|---|---|---|');
+  for (const r of rows) console.log(r);
+}
