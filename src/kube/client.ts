@@ -308,6 +308,10 @@ export class KubeClient {
         let text = '';
         res.on('data', (c: string) => { text += c; });
         res.on('error', (err) => fail(abortKind ?? 'connection', err, `response cut: ${err.message}`));
+        // A socket torn down mid-body may only close the response; never leave the caller hanging.
+        res.on('close', () => {
+          if (!res.complete) fail(abortKind ?? 'connection', undefined, 'response cut before its end');
+        });
         res.on('end', () => {
           cleanup();
           if (settled) return;

@@ -216,6 +216,10 @@ export class Watcher<T extends KubeObject> {
     const initial = !this.#synced;
     const waiters = this.#relistWaiters.splice(0);
     if (!initial) this.#events.emit('relist', this.#relistReason || 'relist');
+    // Cleared before the request: a relist() asked for while this list is in flight sets it again,
+    // because this list may predate the writes that caller wants to see.
+    this.#needList = false;
+    this.#relistReason = '';
     let result: { items: T[]; resourceVersion: string };
     try {
       const ac = new AbortController();
@@ -229,10 +233,14 @@ export class Watcher<T extends KubeObject> {
       });
     } catch (err) {
       // Keep waiters for the retry.
+      this.#needList = true;
       this.#relistWaiters.unshift(...waiters);
       throw err;
     }
-    if (this.#stopped) return;
+    if (this.#stopped) {
+      for (const w of waiters) w.reject(new WatcherStoppedError('watcher stopped'));
+      return;
+    }
     const fresh = new Map<string, T>();
     for (const obj of result.items) fresh.set(keyOf(obj), obj);
     const removed: T[] = [];
@@ -248,9 +256,8 @@ export class Watcher<T extends KubeObject> {
       else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.#events.emit('update', obj, old);
     }
     this.#resourceVersion = result.resourceVersion;
-    this.#needList = false;
-    this.#relistReason = '';
-    this.#backoff.reset();
+    // After repeated 410s the backoff keeps growing until a watch delivers something again.
+    if (this.#goneStreak === 0) this.#backoff.reset();
     this.#events.emit('synced', { initial, resourceVersion: result.resourceVersion, count: fresh.size });
     if (initial) {
       this.#synced = true;

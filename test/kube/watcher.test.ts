@@ -101,9 +101,11 @@ describe('Watcher', () => {
     coll.endWatches();
     await until(() => log.includes('synced again 1'), 'relist');
     // Still expired after the relist: further relists are spaced by the backoff, not a hot loop.
-    await new Promise((r) => setTimeout(r, 100));
-    expect(coll.lists).toBeGreaterThanOrEqual(2);
-    expect(coll.lists).toBeLessThan(8);
+    // With 10 → 50 ms backoff about 7 lists fit in 300 ms; a hot loop would make hundreds.
+    const before = coll.lists;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(coll.lists - before).toBeGreaterThanOrEqual(1);
+    expect(coll.lists - before).toBeLessThan(15);
     coll.minWatchRv = 0;
     await until(() => coll.watches.size === 1, 'watch again');
   });
@@ -169,6 +171,24 @@ describe('Watcher', () => {
     await w.relist('new leader');
     expect(w.get('z')).toBeDefined();
     expect(coll.lists).toBe(2);
+  });
+
+  it('relist() asked for during an in-flight list waits for a list that started after it', async () => {
+    const coll = new ScriptedCollection();
+    const srv = await startScriptedServer((req, res) => {
+      if (req.url.searchParams.get('watch') === 'true') coll.route(req, res);
+      else setTimeout(() => coll.route(req, res), 100);
+    });
+    const client = new KubeClient(kubeConfigFromString(kubeconfigFor(srv.url)));
+    const w = new Watcher<KubeObject>({ client, resource: NODES });
+    cleanups.push(srv.stop, () => client.close(), () => w.stop());
+    coll.put('a');
+    w.start();
+    await new Promise((r) => setTimeout(r, 30)); // first list is in flight
+    coll.putQuietly('b');
+    await w.relist('wants b');
+    expect(coll.lists).toBe(2);
+    expect(w.get('b')).toBeDefined();
   });
 
   it('a throwing listener does not stop the watcher', async () => {
