@@ -444,12 +444,12 @@ export class ApiServer implements ApiServerDouble {
         return [200, this.list(r, route.namespace, q)];
       case 'create': {
         if (route.subresource) throw new ApiError(405, 'MethodNotAllowed', 'create is not allowed on a subresource');
-        const obj = this.store.createRef(r.id, parseJsonBody(body), route.namespace || undefined);
+        const obj = this.store.createRef(r.id, parseJsonBody(body), route.namespace || undefined, true);
         return [201, this.store.encode(obj)];
       }
       case 'update': {
         const existed = this.store.peek(r.id, route.name, route.namespace) !== undefined;
-        const obj = this.store.updateRef(r.id, parseJsonBody(body), { name: route.name, namespace: route.namespace || undefined, subresource: route.subresource ? 'status' : undefined });
+        const obj = this.store.updateRef(r.id, parseJsonBody(body), { name: route.name, namespace: route.namespace || undefined, subresource: route.subresource ? 'status' : undefined, owned: true });
         return [existed ? 200 : 201, this.store.encode(obj)];
       }
       case 'patch':
@@ -572,7 +572,7 @@ export class ApiServer implements ApiServerDouble {
         return [201, this.store.encode(created)];
       }
       const merged = r.custom ? applyMergePatch(current, cfg) : applyStrategicMergePatch(current, cfg, r.smp);
-      const updated = this.store.updateRef(r.id, merged, { name: route.name, namespace: ns, subresource: sub });
+      const updated = this.store.updateRef(r.id, merged, { name: route.name, namespace: ns, subresource: sub, owned: true });
       return [200, this.store.encode(updated)];
     }
     const current = this.store.getRef(r.id, route.name, route.namespace);
@@ -582,7 +582,7 @@ export class ApiServer implements ApiServerDouble {
     else if (contentType === MERGE_PATCH) next = applyMergePatch(current, patchBody);
     else next = applyStrategicMergePatch(current, patchBody, r.smp);
     // A resourceVersion left in the patched object (unchanged or set by the patch) is a precondition.
-    const updated = this.store.updateRef(r.id, next, { name: route.name, namespace: ns, subresource: sub });
+    const updated = this.store.updateRef(r.id, next, { name: route.name, namespace: ns, subresource: sub, owned: true });
     return [200, this.store.encode(updated)];
   }
 

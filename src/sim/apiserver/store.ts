@@ -89,6 +89,7 @@ export class Store {
   private readonly tables = new Map<string, Table>();
   private rv = 1000;
   private readonly json = new WeakMap<object, string>();
+  private readonly canonicalCache = new WeakMap<object, string>();
   private readonly now: () => Date;
 
   constructor(options: StoreOptions = {}) {
@@ -116,6 +117,15 @@ export class Store {
   findResource(group: string, version: string, plural: string): Resource | undefined {
     const t = this.tables.get(group ? `${plural}.${group}` : plural);
     return t && t.resource.version === version ? t.resource : undefined;
+  }
+
+  private canonicalOf(obj: KObject): string {
+    let c = this.canonicalCache.get(obj);
+    if (c === undefined) {
+      c = canonical(obj);
+      this.canonicalCache.set(obj, c);
+    }
+    return c;
   }
 
   /** JSON text of a stored object, computed once. */
@@ -224,9 +234,9 @@ export class Store {
     if (errs.length > 0) throw invalid(r.kind, r.group, obj.metadata?.name ?? '', errs);
   }
 
-  private normalize(r: Resource, input: unknown, namespace: string): KObject {
+  private normalize(r: Resource, input: unknown, namespace: string, owned: boolean): KObject {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) throw badRequest(`the body of a ${r.kind} must be a JSON object`);
-    const obj = clone(input) as KObject;
+    const obj = (owned ? input : clone(input)) as KObject;
     const av = apiVersionOf(r);
     if (obj.kind !== undefined && obj.kind !== r.kind) throw badRequest(`the kind "${String(obj.kind)}" of the body does not match the resource ${r.id} (kind ${r.kind})`);
     if (obj.apiVersion !== undefined && obj.apiVersion !== av) throw badRequest(`the apiVersion "${String(obj.apiVersion)}" of the body does not match ${av}`);
@@ -247,11 +257,12 @@ export class Store {
     return clone(this.createRef(ref, input, namespace));
   }
 
-  createRef(ref: string, input: unknown, namespace?: string): KObject {
+  /** Like create, returning the stored object. `owned`: the caller hands `input` over (no copy). */
+  createRef(ref: string, input: unknown, namespace?: string, owned = false): KObject {
     const t = this.table(ref);
     const r = t.resource;
     const ns = this.nsFor(r, namespace ?? (input as KObject | undefined)?.metadata?.namespace);
-    const obj = this.normalize(r, input, ns);
+    const obj = this.normalize(r, input, ns, owned);
     const meta = obj.metadata as ObjectMeta;
     if (meta.resourceVersion) throw new ApiError(500, 'InternalError', 'resourceVersion should not be set on objects to be created');
     if (!meta.name) {
@@ -293,12 +304,12 @@ export class Store {
    * With `subresource: 'status'` only status (and, for built-in kinds, metadata) changes;
    * otherwise status is kept from the stored object for resources with a status subresource.
    */
-  updateRef(ref: string, input: unknown, options: UpdateOptions & { name?: string; namespace?: string } = {}): KObject {
+  updateRef(ref: string, input: unknown, options: UpdateOptions & { name?: string; namespace?: string; owned?: boolean } = {}): KObject {
     const t = this.table(ref);
     const r = t.resource;
     const body = input as KObject | undefined;
     const ns = this.nsFor(r, options.namespace ?? body?.metadata?.namespace);
-    const obj = this.normalize(r, input, ns);
+    const obj = this.normalize(r, input, ns, options.owned ?? false);
     const meta = obj.metadata as ObjectMeta;
     const name = options.name ?? meta.name;
     if (!name) throw badRequest('metadata.name is required for an update');
@@ -308,7 +319,7 @@ export class Store {
     if (!old) {
       if (r.createOnUpdate && !options.subresource) {
         delete meta.resourceVersion;
-        return this.createRef(ref, obj, ns);
+        return this.createRef(ref, obj, ns, true);
       }
       throw notFound(r.group, r.plural, name);
     }
@@ -324,14 +335,15 @@ export class Store {
     let next: KObject;
     if (options.subresource === 'status') {
       if (!r.status) throw notFound(r.group, r.plural, name);
-      next = r.custom ? { ...clone(old) } : { ...clone(old), metadata: meta };
+      // Stored objects are immutable, so the new one may share unchanged parts with the old one.
+      next = { ...old, metadata: r.custom ? { ...oldMeta } : meta };
       if (obj.status === undefined) delete next.status;
       else next.status = obj.status;
     } else {
       next = obj;
       if (r.status) {
         if (old.status === undefined) delete next.status;
-        else next.status = clone(old.status);
+        else next.status = old.status;
       }
     }
     const nm = next.metadata as ObjectMeta;
@@ -357,7 +369,7 @@ export class Store {
     nm.resourceVersion = oldMeta.resourceVersion;
     this.check(r, next, old);
     // A write that changes nothing is not a write: no new resourceVersion, no event.
-    if (canonical(next) === canonical(old)) return old;
+    if (canonical(next) === this.canonicalOf(old)) return old;
     nm.resourceVersion = String(this.nextRv());
     if (nm.deletionTimestamp && (nm.finalizers ?? []).length === 0) {
       this.remove(t, next);
