@@ -11,7 +11,6 @@ import { CloudNodeController } from '../controllers/cloudnode/controller.js';
 import type { NodeObject } from '../controllers/node.js';
 import { NodeIPAMController } from '../controllers/nodeipam/controller.js';
 import { FlagsPoolSource, type PoolSource } from '../controllers/nodeipam/pool-source.js';
-import type { NodeEventSink } from '../controllers/seams.js';
 import { featureGateWarnings, parseFeatureGates } from '../featuregates/index.js';
 import { KubeClient, loadKubeConfig } from '../kube/client.js';
 import { LeaderElector } from '../kube/leader.js';
@@ -19,7 +18,7 @@ import { NODES, type KubeObject } from '../kube/types.js';
 import { Watcher } from '../kube/watcher.js';
 import { silentLogger, type Logger } from '../log.js';
 import { nodeCacheFromWatcher, nodeWriterFromClient } from './adapters.js';
-import { createNodeEventSink } from './events.js';
+import { createNodeEventSink, type NodeEvents } from './events.js';
 import { writeTimeoutMs, type RunOptions } from './options.js';
 
 export const COMPONENT = 'node-address-ccm';
@@ -56,11 +55,24 @@ export class ControllerManager {
   #cloudNode: CloudNodeController | undefined;
   #ipam: NodeIPAMController | undefined;
   #running: Promise<void> | undefined;
+  #events: NodeEvents | undefined;
   #leading = false;
   #started = false;
+  readonly #sources: PoolSource[] = [];
 
+  /** Throws (FeatureGateError, FlagsError, …) on option values only checkable with the libraries. */
   constructor(options: RunOptions, deps: ManagerDeps = {}) {
     this.#o = options;
+    if (options.ipam.allocateNodeCIDRs) {
+      const ipam = options.ipam;
+      this.#sources.push(new FlagsPoolSource({
+        clusterCIDR: ipam.clusterCIDR as string,
+        ...(ipam.nodeCIDRMaskSize !== undefined ? { nodeCIDRMaskSize: ipam.nodeCIDRMaskSize } : {}),
+        ...(ipam.nodeCIDRMaskSizeIPv4 !== undefined ? { nodeCIDRMaskSizeIPv4: ipam.nodeCIDRMaskSizeIPv4 } : {}),
+        ...(ipam.nodeCIDRMaskSizeIPv6 !== undefined ? { nodeCIDRMaskSizeIPv6: ipam.nodeCIDRMaskSizeIPv6 } : {}),
+        ...(ipam.serviceClusterIPRange !== undefined ? { serviceClusterIPRange: ipam.serviceClusterIPRange } : {}),
+      }));
+    }
     this.#deps = deps;
     this.#log = deps.logger ?? silentLogger;
     const gates = parseFeatureGates(options.featureGates);
@@ -84,17 +96,22 @@ export class ControllerManager {
     return this.#leading;
   }
 
-  /** /readyz: the node cache is synced, as leader or follower. */
-  ready(): boolean {
-    return this.watcher.hasSynced();
+  /** /readyz: why the process is not ready yet, or undefined when it is (a connected leader or follower). */
+  notReadyReason(): string | undefined {
+    if (!this.watcher.hasSynced()) return 'node cache not synced';
+    if (this.#o.leaderElection.enabled && this.#elector && !this.#elector.isLeader() && this.#elector.leader() === '') return 'no leader observed yet';
+    return undefined;
   }
 
-  /** /livez: the process runs and, while leading, every controller still has its workers. */
-  live(): boolean {
-    if (!this.#leading) return true;
-    if (this.#cloudNode && this.#cloudNode.aliveWorkers() === 0 && this.#cloudNode.queue.isShuttingDown() === false) return false;
-    if (this.#ipam?.ready() && this.#ipam.aliveWorkers() === 0 && !this.#ipam.queue.isShuttingDown()) return false;
-    return true;
+  /** /livez: why the process is not live, or undefined: while leading, every controller still has its workers. */
+  notLiveReason(): string | undefined {
+    if (!this.#leading) return undefined;
+    const expected = this.#o.concurrentNodeSyncs;
+    const cn = this.#cloudNode;
+    if (cn && !cn.queue.isShuttingDown() && cn.aliveWorkers() < expected) return `cloud-node: ${cn.aliveWorkers()} of ${expected} workers running`;
+    const ipam = this.#ipam;
+    if (ipam?.ready() && !ipam.queue.isShuttingDown() && ipam.aliveWorkers() < expected) return `node-ipam: ${ipam.aliveWorkers()} of ${expected} workers running`;
+    return undefined;
   }
 
   /** The running controllers (for simulate's progress display and tests). */
@@ -165,16 +182,11 @@ export class ControllerManager {
     this.#log.info({ identity: this.identity, controllers: [...this.#o.controllers] }, 'starting controllers');
     const nodes = nodeCacheFromWatcher(this.watcher);
     const writer = nodeWriterFromClient(this.client);
-    const events: NodeEventSink = createNodeEventSink(this.client, { component: COMPONENT, host: this.identity, logger: this.#log });
+    const events = createNodeEventSink(this.client, { component: COMPONENT, host: this.identity, logger: this.#log });
+    this.#events = events;
     await this.watcher.synced;
     if (this.#o.controllers.has('node-ipam') && this.#o.ipam.allocateNodeCIDRs) {
-      const sources: PoolSource[] = [new FlagsPoolSource({
-        clusterCIDR: this.#o.ipam.clusterCIDR as string,
-        ...(this.#o.ipam.nodeCIDRMaskSize !== undefined ? { nodeCIDRMaskSize: this.#o.ipam.nodeCIDRMaskSize } : {}),
-        ...(this.#o.ipam.nodeCIDRMaskSizeIPv4 !== undefined ? { nodeCIDRMaskSizeIPv4: this.#o.ipam.nodeCIDRMaskSizeIPv4 } : {}),
-        ...(this.#o.ipam.nodeCIDRMaskSizeIPv6 !== undefined ? { nodeCIDRMaskSizeIPv6: this.#o.ipam.nodeCIDRMaskSizeIPv6 } : {}),
-        ...(this.#o.ipam.serviceClusterIPRange !== undefined ? { serviceClusterIPRange: this.#o.ipam.serviceClusterIPRange } : {}),
-      })];
+      const sources = this.#sources;
       this.#ipam = new NodeIPAMController({
         nodes, writer, events, sources,
         leaveTaintedNodes: this.#o.controllers.has('cloud-node'),
@@ -213,5 +225,8 @@ export class ControllerManager {
     this.#leading = false;
     await cloudNode?.stop();
     await ipam?.stop();
+    // Events already recorded still go out (unless the write gate is closed: then they are dropped).
+    await this.#events?.recorder.stop();
+    this.#events = undefined;
   }
 }

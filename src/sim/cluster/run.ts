@@ -1,0 +1,168 @@
+// `simulate` (what `npm start` runs): the API server double, a seeded cluster, a static cloud from
+// a temporary cloud-config file, and the real controller manager against it over HTTP. Shows
+// progress while nodes converge, then a table of the outcome.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { StaticCloudProvider } from '../../../providers/static/provider.js';
+import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../controllers/node.js';
+import { kubeConfigFromString } from '../../kube/client.js';
+import type { EventObject } from '../../kube/types.js';
+import { silentLogger, type Logger } from '../../log.js';
+import { ControllerManager } from '../../manager/manager.js';
+import { resolveRunOptions, type RawRunFlags } from '../../manager/options.js';
+import { describeStack } from '../../nodeip/stack.js';
+import { startApiServerDouble } from '../apiserver/server.js';
+import { buildSimCluster, SIM_CLUSTER_CIDR, SIM_SERVICE_CIDR, staticCloudConfig, type SimNode } from './scenario.js';
+
+export interface SimulationOptions {
+  nodes: number;
+  /** Where progress and the table go. */
+  out: NodeJS.WritableStream;
+  /** Progress lines (default true; off for tests that read only the table). */
+  progress?: boolean;
+  logger?: Logger;
+  /** Give up after this long (default 60 s). */
+  timeoutMs?: number;
+  /** Extra run flags (e.g. featureGates). */
+  flags?: RawRunFlags;
+  /** Print every row even for large clusters (default: up to 40 rows, then a summary). */
+  fullTable?: boolean;
+}
+
+export interface SimRow {
+  node: string;
+  annotation: string;
+  addresses: string;
+  stack: string;
+  podCIDRs: string;
+  taint: 'removed' | 'present';
+  reason: string;
+  expected: boolean;
+}
+
+export interface SimulationResult {
+  rows: SimRow[];
+  converged: boolean;
+  /** Every node ended as its case expects. */
+  asExpected: boolean;
+  elapsedMs: number;
+  requests: { verb: string; resource: string; subresource: string; count: number }[];
+}
+
+function latestWarnings(events: EventObject[]): Map<string, EventObject> {
+  const byNode = new Map<string, EventObject>();
+  for (const e of events) {
+    if (e.type !== 'Warning' || e.involvedObject.kind !== 'Node' || !e.involvedObject.name) continue;
+    const prev = byNode.get(e.involvedObject.name);
+    if (!prev || (e.lastTimestamp ?? '') >= (prev.lastTimestamp ?? '')) byNode.set(e.involvedObject.name, e);
+  }
+  return byNode;
+}
+
+function row(sim: SimNode, node: NodeObject | undefined, warning: EventObject | undefined): SimRow {
+  const addresses = node?.status?.addresses ?? [];
+  const tainted = node ? hasUninitializedTaint(node) : true;
+  const ips = addresses.filter((a) => a.type !== 'Hostname').map((a) => a.address);
+  return {
+    node: sim.name,
+    annotation: sim.annotation === undefined ? '(none)' : JSON.stringify(sim.annotation),
+    addresses: ips.join(', ') || '-',
+    stack: tainted ? '-' : describeStack(addresses),
+    podCIDRs: (node ? nodePodCIDRs(node) : []).join(', ') || '-',
+    taint: tainted ? 'present' : 'removed',
+    // The annotation has its own column: keep only what went wrong with it.
+    reason: tainted ? (warning ? `${warning.reason ?? ''}: ${(warning.message ?? '').replace(/^provided node IP ".*?" is not usable: /, '')}` : 'waiting') : 'Synced',
+    expected: tainted !== sim.case.expectInitialised,
+  };
+}
+
+/** Renders rows as an aligned text table. */
+export function formatTable(rows: readonly SimRow[], maxReason = 110): string {
+  const header = ['NODE', 'ANNOTATION', 'ADDRESSES', 'STACK', 'POD CIDRS', 'TAINT', 'REASON'];
+  const cells = rows.map((r) => [r.node, r.annotation, r.addresses, r.stack, r.podCIDRs, r.taint,
+    r.reason.length > maxReason ? `${r.reason.slice(0, maxReason - 1)}…` : r.reason]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
+  const line = (c: string[]): string => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i] as number))).join('  ');
+  return [line(header), ...cells.map(line)].join('\n') + '\n';
+}
+
+export async function runSimulation(options: SimulationOptions): Promise<SimulationResult> {
+  const log = options.logger ?? silentLogger;
+  const out = options.out;
+  const started = Date.now();
+  const cluster = buildSimCluster(options.nodes);
+  const api = await startApiServerDouble({ logger: log });
+  const dir = await mkdtemp(path.join(tmpdir(), 'node-address-ccm-sim-'));
+  let provider: StaticCloudProvider | undefined;
+  const abort = new AbortController();
+  let done: Promise<unknown> | undefined;
+  try {
+    const cloudConfig = path.join(dir, 'cloud-config.yaml');
+    await writeFile(cloudConfig, staticCloudConfig(cluster));
+    provider = await StaticCloudProvider.open({ path: cloudConfig, logger: log, watch: false, pollMs: 0 });
+    api.store.createMany('nodes', cluster.map((c) => c.node));
+    const expectedDone = cluster.length;
+    if (options.progress !== false) {
+      out.write(`API server double at ${api.url}; ${cluster.length} tainted nodes; static cloud with the KEP-3705 example addresses\n`);
+      out.write(`cluster CIDR ${SIM_CLUSTER_CIDR}, Service CIDR ${SIM_SERVICE_CIDR}\n`);
+    }
+    const runOptions = resolveRunOptions({
+      cloudProvider: 'static', cloudConfig,
+      allocateNodeCidrs: true, clusterCidr: SIM_CLUSTER_CIDR, serviceClusterIpRange: SIM_SERVICE_CIDR,
+      nodeCidrMaskSizeIpv4: '24', nodeCidrMaskSizeIpv6: '64',
+      concurrentNodeSyncs: '4',
+      leaderElectLeaseDuration: '3s', leaderElectRenewDeadline: '2s', leaderElectRetryPeriod: '500ms',
+      securePort: '0',
+      ...options.flags,
+    });
+    const manager = new ControllerManager(runOptions, {
+      kubeConfig: kubeConfigFromString(api.kubeconfig), provider, logger: log, identity: 'simulate', userAgent: 'node-address-ccm-simulate',
+    });
+    done = manager.run(abort.signal);
+
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    let rows: SimRow[] = [];
+    let converged = false;
+    let lastLine = '';
+    for (;;) {
+      const nodes = new Map((api.store.list('nodes') as unknown as NodeObject[]).map((n) => [n.metadata.name, n]));
+      const warnings = latestWarnings(api.store.list('events', { namespace: 'default' }) as unknown as EventObject[]);
+      rows = cluster.map((c) => row(c, nodes.get(c.name), warnings.get(c.name)));
+      const initialised = rows.filter((r) => r.taint === 'removed').length;
+      const withPods = rows.filter((r) => r.taint === 'removed' && r.podCIDRs !== '-').length;
+      const explained = rows.filter((r) => r.taint === 'present' && r.reason !== 'waiting').length;
+      const settled = initialised === withPods && initialised + explained === expectedDone;
+      if (options.progress !== false) {
+        const lineText = `  ${manager.isLeading() ? 'leading' : 'waiting for the lease'}: ${initialised}/${expectedDone} initialised, ${withPods} with pod CIDRs, ${explained} tainted with a reason`;
+        if (lineText !== lastLine) out.write(`${lineText}\n`);
+        lastLine = lineText;
+      }
+      if (settled) {
+        converged = true;
+        break;
+      }
+      if (Date.now() - started > timeoutMs) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const requests = api.counters().filter((c) => c.userAgent.includes('simulate')).map((c) => ({ verb: c.verb, resource: c.resource, subresource: c.subresource, count: c.count }));
+    const elapsedMs = Date.now() - started;
+    const shown = options.fullTable || rows.length <= 40 ? rows : rows.slice(0, 40);
+    out.write('\n' + formatTable(shown));
+    if (shown.length < rows.length) out.write(`… ${rows.length - shown.length} more rows (use --full-table)\n`);
+    const asExpected = rows.every((r) => r.expected);
+    const initialised = rows.filter((r) => r.taint === 'removed').length;
+    const writes = requests.filter((r) => r.resource === 'nodes' && ['patch', 'update'].includes(r.verb)).reduce((s, r) => s + r.count, 0);
+    const events = requests.filter((r) => r.resource === 'events' && r.verb === 'create').reduce((s, r) => s + r.count, 0);
+    out.write(`\n${converged ? 'converged' : 'NOT converged'} in ${(elapsedMs / 1000).toFixed(1)} s: ${initialised} of ${rows.length} nodes initialised, ` +
+      `${rows.length - initialised} left tainted with a reason; ${writes} node writes, ${events} events created` +
+      `${asExpected ? '; every node ended as its case expects' : '; SOME NODES DID NOT END AS EXPECTED'}\n`);
+    return { rows, converged, asExpected, elapsedMs, requests };
+  } finally {
+    abort.abort();
+    await done;
+    await provider?.close();
+    await api.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
