@@ -41,7 +41,7 @@ export class E2ECluster {
   readonly #created: Created[] = [];
 
   constructor(kubeConfig: KubeConfig, prefix: string) {
-    this.client = new KubeClient(kubeConfig, { userAgent: 'node-address-ccm-e2e', readTimeoutMs: 10_000, writeTimeoutMs: 10_000 });
+    this.client = new KubeClient(kubeConfig, { userAgent: 'e2e-suite', readTimeoutMs: 10_000, writeTimeoutMs: 10_000 });
     this.prefix = prefix;
   }
 

@@ -1,0 +1,182 @@
+// RBAC proof: the controller manager, run from the built binary with every controller, leader
+// election on and flags-mode pod CIDR allocation, works against the API server double enforcing
+// deploy/base/rbac.yaml as the node-address-ccm ServiceAccount: no request is refused, and every
+// granted verb is used (or is in the commented allow-list below). And it cannot work without
+// `patch nodes/status`.
+//
+// The kind overlay's ConfigMap Role is not loaded: it is for the kind provider's override
+// ConfigMap, and this run uses the static provider, which reads no ConfigMap.
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRbacYaml, type RbacPolicy } from '../../src/sim/apiserver/index.js';
+import type { NodeAddress } from '../../src/nodeip/types.js';
+import { repoRoot } from '../helpers/cli.js';
+import { E2ECluster, hasTaint, podCIDRsOf, UNINITIALIZED_TAINT_KEY } from '../e2e/support/cluster.js';
+import { startControllerManager, type ControllerProcess } from '../e2e/support/controller.js';
+import { defaultRunArgs, startDoubleTarget, type DoubleTarget } from '../e2e/support/double.js';
+import { runPrefix } from '../e2e/support/target.js';
+import { consistently, eventually } from '../e2e/support/wait.js';
+import { grantKey, grantsFor, withoutVerb } from './support/grants.js';
+import { startRecordingProxy, type RecordedRequest, type RecordingProxy } from './support/recording-proxy.js';
+
+const SA_USER = 'system:serviceaccount:kube-system:node-address-ccm';
+const SA_GROUPS = ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'];
+const RBAC_FILE = path.join(repoRoot, 'deploy/base/rbac.yaml');
+
+/**
+ * Granted verbs this run does not exercise, each with the reason it is granted anyway. Anything
+ * granted, unused and not listed here fails the test: drop it from deploy/base/rbac.yaml or
+ * explain it here.
+ */
+const UNUSED_ALLOWED: Record<string, string> = {
+  // The flags mirror: node-ipam creates the created-from-flags-<hash> ClusterCIDR for
+  // --cluster-cidr and deletes a stale one when the flags change; a steady run with unchanged
+  // flags against an empty store creates it at most once and never deletes it.
+  'delete clustercidrs.networking.x-k8s.io': 'only when --cluster-cidr changes (stale flags mirror)',
+  'update clustercidrs.networking.x-k8s.io': 'finalizer removal falls back to update on a patch conflict',
+  // Informers list+watch; a single get happens only on a write conflict re-read.
+  'get clustercidrs.networking.x-k8s.io': 'read before a write, only after a conflict',
+  'get servicecidrs.networking.k8s.io': 'informer-only access; get is for a missing-cache fallback',
+  'get nodes': 'read before a patch only after a conflict (the cache is used otherwise)',
+};
+
+const I = (address: string): NodeAddress => ({ type: 'InternalIP', address });
+const DUAL: NodeAddress[] = [I('10.0.0.1'), I('fd00::1')];
+
+interface Run {
+  target: DoubleTarget;
+  proxy: RecordingProxy;
+  cluster: E2ECluster;
+  ccm: ControllerProcess;
+  prefix: string;
+}
+
+async function startRun(policy: RbacPolicy, nodes: Record<string, { addresses: NodeAddress[] }>): Promise<Run> {
+  const token = randomBytes(16).toString('hex');
+  const target = await startDoubleTarget({ rbac: policy, users: [{ name: SA_USER, token }] });
+  const proxy = await startRecordingProxy(target.server.url, { [token]: SA_USER, [target.server.adminToken]: 'admin' });
+  // The controller talks to the double through the recording proxy, as the ServiceAccount.
+  const kubeconfigPath = path.join(target.dir, 'sa.kubeconfig');
+  writeFileSync(kubeconfigPath, target.server.kubeconfigFor(SA_USER).replace(target.server.url, proxy.url), { mode: 0o600 });
+  const prefix = runPrefix();
+  const cloud: Record<string, { addresses: NodeAddress[] }> = {};
+  for (const [id, entry] of Object.entries(nodes)) cloud[`${prefix}-${id}`] = entry;
+  target.writeCloudConfig(cloud);
+  const args = defaultRunArgs(kubeconfigPath, target.cloudConfigPath).filter((a) => !a.startsWith('--leader-elect'));
+  const ccm = startControllerManager([
+    ...args,
+    '--leader-elect=true',
+    '--leader-elect-lease-duration=4s',
+    '--leader-elect-renew-deadline=3s',
+    '--leader-elect-retry-period=1s',
+  ]);
+  const cluster = new E2ECluster(target.kubeConfig(), prefix);
+  return { target, proxy, cluster, ccm, prefix };
+}
+
+async function stopRun(run: Run | undefined): Promise<void> {
+  if (!run) return;
+  await run.ccm.stop();
+  await run.cluster.cleanup();
+  await run.proxy.stop();
+  await run.target.stop();
+}
+
+const key = (r: RecordedRequest): string => grantKey(r);
+
+describe('RBAC of deploy/base/rbac.yaml, as the node-address-ccm ServiceAccount', () => {
+  const policy = parseRbacYaml(readFileSync(RBAC_FILE, 'utf8'), RBAC_FILE);
+  let run: Run;
+  const log = (): string => `controller manager output (tail):\n${run?.ccm.tail(60) ?? ''}`;
+  const wait = { timeoutMs: 30_000, describe: log };
+  const saRequests = (): RecordedRequest[] => run.proxy.requests().filter((r) => r.user === SA_USER);
+
+  beforeAll(async () => {
+    run = await startRun(policy, { a: { addresses: DUAL }, b: { addresses: DUAL }, stuck: { addresses: DUAL } });
+    await run.cluster.registerFakeNode({ name: `${run.prefix}-a`, cloudProviderExternal: true, hostIPs: ['10.0.0.1', 'fd00::1'] });
+    await run.cluster.registerFakeNode({ name: `${run.prefix}-b`, nodeIP: 'fd00::1,10.0.0.1', cloudProviderExternal: true, hostIPs: ['10.0.0.1', 'fd00::1'] });
+    // Its --node-ip is not the cloud's: repeated Warning events exercise the event aggregation (patch).
+    await run.cluster.registerFakeNode({ name: `${run.prefix}-stuck`, nodeIP: '10.0.0.9', cloudProviderExternal: true, hostIPs: ['10.0.0.9'] });
+  }, 60_000);
+
+  afterAll(() => stopRun(run));
+
+  it('initialises the nodes with no request refused, then uses every granted verb', { timeout: 120_000 }, async () => {
+    for (const id of ['a', 'b']) {
+      await eventually(async () => {
+        const n = await run.cluster.getNode(`${run.prefix}-${id}`);
+        expect(hasTaint(n, UNINITIALIZED_TAINT_KEY)).toBe(false);
+        expect(podCIDRsOf(n).length).toBe(2);
+      }, wait);
+    }
+    // The lease was renewed at least once, and a repeated event was aggregated.
+    await eventually(() => expect(saRequests().some((r) => r.verb === 'update' && r.resource === 'leases' && r.status < 300)).toBe(true), wait);
+    await eventually(() => expect(saRequests().some((r) => r.verb === 'patch' && r.resource === 'events' && r.status < 300)).toBe(true), { ...wait, timeoutMs: 60_000 });
+    expect(hasTaint(await run.cluster.getNode(`${run.prefix}-stuck`), UNINITIALIZED_TAINT_KEY)).toBe(true);
+    await run.ccm.stop();
+
+    const requests = saRequests();
+    expect(requests.length).toBeGreaterThan(0);
+    const refused = requests.filter((r) => r.status === 401 || r.status === 403).map((r) => `${r.status} ${r.method} ${r.path}`);
+    expect(refused, 'requests refused by RBAC').toEqual([]);
+
+    const grants = grantsFor(policy, SA_USER, SA_GROUPS);
+    const granted = new Set(grants.map(grantKey));
+    const used = new Set(requests.map(key));
+    const notGranted = [...used].filter((k) => !granted.has(k));
+    expect(notGranted, 'used but not granted (should have been refused)').toEqual([]);
+
+    const unused = [...granted].filter((k) => !used.has(k)).sort();
+    console.info(
+      `RBAC: ${granted.size} granted (verb, resource) pairs, ${used.size} used.\n` +
+        `granted but unused:\n${unused.map((k) => `  ${k}${UNUSED_ALLOWED[k] ? `  (allowed: ${UNUSED_ALLOWED[k]})` : '  (NOT ALLOWED)'}`).join('\n') || '  (none)'}`,
+    );
+    expect(unused.filter((k) => !(k in UNUSED_ALLOWED)), 'granted verbs the controllers never used: remove them from deploy/base/rbac.yaml or explain them in UNUSED_ALLOWED').toEqual([]);
+    // The allow-list must not go stale: everything in it is granted.
+    expect(Object.keys(UNUSED_ALLOWED).filter((k) => !granted.has(k))).toEqual([]);
+
+    // Cross-check: the double counted the same resource requests from the controller.
+    const fromDouble = new Map<string, number>();
+    for (const row of run.target.server.counters()) {
+      if (row.resource === '' || row.userAgent === 'e2e-suite' || row.userAgent === 'kubelet-simulator') continue;
+      const k = grantKey(row);
+      fromDouble.set(k, (fromDouble.get(k) ?? 0) + row.count);
+    }
+    const fromProxy = new Map<string, number>();
+    for (const r of requests) fromProxy.set(key(r), (fromProxy.get(key(r)) ?? 0) + 1);
+    expect(Object.fromEntries([...fromDouble].sort())).toEqual(Object.fromEntries([...fromProxy].sort()));
+  });
+});
+
+describe('without patch on nodes/status', () => {
+  const policy = withoutVerb(parseRbacYaml(readFileSync(RBAC_FILE, 'utf8'), RBAC_FILE), 'patch', 'nodes/status');
+  let run: Run;
+  const log = (): string => `controller manager output (tail):\n${run?.ccm.tail(60) ?? ''}`;
+
+  beforeAll(async () => {
+    run = await startRun(policy, { a: { addresses: DUAL } });
+    await run.cluster.registerFakeNode({ name: `${run.prefix}-a`, cloudProviderExternal: true, hostIPs: ['10.0.0.1', 'fd00::1'] });
+  }, 60_000);
+
+  afterAll(() => stopRun(run));
+
+  it('the policy copy really lacks it', () => {
+    expect(grantsFor(policy, SA_USER, SA_GROUPS).map(grantKey)).not.toContain('patch nodes/status');
+  });
+
+  it('cannot initialise: 403 on patch nodes/status, the node stays tainted', { timeout: 90_000 }, async () => {
+    await eventually(
+      () => {
+        const refused = run.proxy.requests().filter((r) => r.user === SA_USER && r.status === 403);
+        expect(refused.map((r) => `${r.verb} ${r.resource}/${r.subresource}`)).toContain('patch nodes/status');
+      },
+      { timeoutMs: 30_000, describe: log },
+    );
+    await consistently(async () => {
+      const n = await run.cluster.getNode(`${run.prefix}-a`);
+      expect(hasTaint(n, UNINITIALIZED_TAINT_KEY)).toBe(true);
+    }, 2_000);
+  });
+});
