@@ -8,6 +8,8 @@ import { silentLogger, type Logger } from '../log.js';
 
 export interface WorkQueueMetrics {
   depth: Gauge<'name'>;
+  unfinishedWork: Gauge<'name'>;
+  longestRunning: Gauge<'name'>;
   adds: Counter<'name'>;
   retries: Counter<'name'>;
   queueDuration: Histogram<'name'>;
@@ -21,10 +23,43 @@ function getOrCreate<M>(registry: Registry, name: string, make: () => M): M {
   return (registry.getSingleMetric(name) as M | undefined) ?? make();
 }
 
+interface InFlight {
+  readonly name: string;
+  /** Seconds of work in progress: total and longest. */
+  inFlightSeconds(): { total: number; longest: number };
+}
+
+// Queues per registry, read when the registry is scraped (work in progress is a now-value).
+const liveQueues = new WeakMap<Registry, Set<InFlight>>();
+
+function queuesOf(registry: Registry): Set<InFlight> {
+  let set = liveQueues.get(registry);
+  if (!set) liveQueues.set(registry, (set = new Set()));
+  return set;
+}
+
 /** The `workqueue_*` metrics on `registry`; several queues share them through the `name` label. */
 export function workQueueMetrics(registry: Registry): WorkQueueMetrics {
   const registers = [registry];
   return {
+    unfinishedWork: getOrCreate(registry, 'workqueue_unfinished_work_seconds', () =>
+      new Gauge({
+        name: 'workqueue_unfinished_work_seconds',
+        help: 'How many seconds of work has been done that is in progress and hasn\'t been observed by work_duration. Large values indicate stuck threads.',
+        labelNames: ['name'], registers,
+        collect() {
+          for (const q of queuesOf(registry)) this.set({ name: q.name }, q.inFlightSeconds().total);
+        },
+      })),
+    longestRunning: getOrCreate(registry, 'workqueue_longest_running_processor_seconds', () =>
+      new Gauge({
+        name: 'workqueue_longest_running_processor_seconds',
+        help: 'How many seconds has the longest running processor for workqueue been running.',
+        labelNames: ['name'], registers,
+        collect() {
+          for (const q of queuesOf(registry)) this.set({ name: q.name }, q.inFlightSeconds().longest);
+        },
+      })),
     depth: getOrCreate(registry, 'workqueue_depth', () =>
       new Gauge({ name: 'workqueue_depth', help: 'Current depth of workqueue', labelNames: ['name'], registers })),
     adds: getOrCreate(registry, 'workqueue_adds_total', () =>
@@ -65,6 +100,7 @@ export class WorkQueue<T = string> {
   readonly #clock: Clock;
   readonly #limiter: RateLimiter<T>;
   readonly #metrics: WorkQueueMetrics | undefined;
+  readonly #registry: Registry | undefined;
 
   // FIFO as array + head index so shift is O(1); compacted when the dead prefix grows.
   #queue: T[] = [];
@@ -89,7 +125,22 @@ export class WorkQueue<T = string> {
     this.#clock = options.clock ?? realClock;
     this.#limiter = options.rateLimiter ?? defaultControllerRateLimiter<T>(this.#clock);
     this.#metrics = options.registry ? workQueueMetrics(options.registry) : undefined;
+    this.#registry = options.registry;
     this.#metrics?.depth.set({ name: this.name }, 0);
+    if (this.#registry) queuesOf(this.#registry).add(this);
+  }
+
+  /** Seconds spent so far on items being processed: their sum and the longest. */
+  inFlightSeconds(): { total: number; longest: number } {
+    const now = this.#clock.now();
+    let total = 0;
+    let longest = 0;
+    for (const started of this.#startedAt.values()) {
+      const s = Math.max(0, now - started) / 1000;
+      total += s;
+      longest = Math.max(longest, s);
+    }
+    return { total, longest };
   }
 
   /** Items waiting to be handed out (not counting processing or delayed ones). */
@@ -188,6 +239,9 @@ export class WorkQueue<T = string> {
    */
   shutDown(options: { drain?: boolean } = {}): Promise<void> {
     this.#shuttingDown = true;
+    if (this.#registry) queuesOf(this.#registry).delete(this);
+    this.#metrics?.unfinishedWork.set({ name: this.name }, 0);
+    this.#metrics?.longestRunning.set({ name: this.name }, 0);
     this.#timer?.cancel();
     this.#timer = undefined;
     this.#timerAt = Infinity;

@@ -284,5 +284,12 @@ describe('metrics', () => {
     expect(text).toContain('workqueue_retries_total{name="test"} 1');
     expect(text).toContain('workqueue_queue_duration_seconds_sum{name="test"} 2');
     expect(text).toContain('workqueue_work_duration_seconds_sum{name="test"} 0.5');
+    // b has been processing for 3 s: in-progress work is reported at scrape time.
+    await q.get();
+    clock.advance(3000);
+    const later = await registry.metrics();
+    expect(later).toContain('workqueue_unfinished_work_seconds{name="test"} 3');
+    expect(later).toContain('workqueue_longest_running_processor_seconds{name="test"} 3');
+    expect(later).toContain('workqueue_unfinished_work_seconds{name="other"} 0');
   });
 });
