@@ -6,7 +6,7 @@ import { CIDRSet, CIDRSetError } from './cidrset.js';
 import { ClusterCIDRValidationError, immutableFieldChanged, type ClusterCIDR } from './clustercidr.js';
 import { ExclusionRegistry, type ExclusionChange } from './exclusions.js';
 import type { IPAMMetricsSink } from './metrics.js';
-import type { NodeView } from './selector.js';
+import { nodeIndexKeys, type NodeView } from './selector.js';
 
 export interface ExclusionConflict {
   node: string;
@@ -119,6 +119,8 @@ export class PodCIDRAllocator {
   private readonly exclusions = new ExclusionRegistry();
   private readonly metrics: IPAMMetricsSink | undefined;
   private ordered: PoolState[] | null = null;
+  /** Selector pre-filter, rebuilt with `ordered`: pools by index key, and pools always scored. */
+  private index: { byKey: Map<string, PoolState[]>; always: PoolState[]; fallback: PoolState[] } | null = null;
   /** Per set: the other pools' sets whose ranges overlap it. */
   private overlaps: Map<CIDRSet, CIDRSet[]> | null = null;
 
@@ -351,20 +353,40 @@ export class PodCIDRAllocator {
   }
 
   private candidates(node: NodeView): { p: PoolState; score: number }[] {
+    const idx = this.selectorIndex();
     const matched: { p: PoolState; score: number }[] = [];
-    const fallback: { p: PoolState; score: number }[] = [];
-    for (const p of this.staticOrder()) {
-      if (p.spec.terminating) continue;
+    const seen = new Set<PoolState>();
+    const consider = (p: PoolState) => {
+      if (seen.has(p) || p.spec.terminating) return;
+      seen.add(p);
+      const score = p.spec.selector.score(node);
+      if (score >= 0) matched.push({ p, score });
+    };
+    for (const k of nodeIndexKeys(node)) for (const p of idx.byKey.get(k) ?? []) consider(p);
+    for (const p of idx.always) consider(p);
+    matched.sort((a, b) => b.score - a.score || a.p.rank - b.p.rank);
+    for (const p of idx.fallback) if (!p.spec.terminating) matched.push({ p, score: 0 });
+    return matched;
+  }
+
+  private selectorIndex(): { byKey: Map<string, PoolState[]>; always: PoolState[]; fallback: PoolState[] } {
+    const order = this.staticOrder();
+    if (this.index) return this.index;
+    const byKey = new Map<string, PoolState[]>();
+    const always: PoolState[] = [];
+    const fallback: PoolState[] = [];
+    for (const p of order) {
       const sel = p.spec.selector;
       if (sel.fallback) {
-        fallback.push({ p, score: 0 });
+        fallback.push(p);
         continue;
       }
-      const score = sel.score(node);
-      if (score >= 0) matched.push({ p, score });
+      const keys = sel.indexKeys();
+      if (keys === undefined) always.push(p);
+      else for (const k of new Set(keys)) (byKey.get(k) ?? byKey.set(k, []).get(k)!).push(p);
     }
-    matched.sort((a, b) => b.score - a.score || a.p.rank - b.p.rank);
-    return matched.concat(fallback);
+    this.index = { byKey, always, fallback };
+    return this.index;
   }
 
   /** Hands out blocks for a node, or returns its existing ones. Throws CIDRNotAvailableError. */
@@ -401,7 +423,7 @@ export class PodCIDRAllocator {
       );
       got.forEach((g, i) => this.metrics?.allocated?.({ ...this.event(p, i), podCIDR: g.cidr, tries: g.tries }));
       this.emitUsage(p);
-      for (const o of this.overlapPools(p)) this.emitUsage(o);
+      if (this.metrics?.usage) for (const o of this.overlapPools(p)) this.emitUsage(o);
       const why = p.spec.selector.fallback
         ? `fallback pool "${p.spec.name}" (no node selector)${matchedSkipped(cands, ci)}`
         : `pool "${p.spec.name}": selector "${p.spec.selector.text}" matches ${score} requirement(s)`;
@@ -485,6 +507,7 @@ export class PodCIDRAllocator {
     );
     list.forEach((p, i) => (p.rank = i));
     this.ordered = list;
+    this.index = null;
     return list;
   }
 

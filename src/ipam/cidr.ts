@@ -139,11 +139,34 @@ export function prefixMask(bits: number, prefix: number): bigint {
 }
 
 export function formatIPv4(v: number): string {
-  return `${Math.floor(v / 16777216) % 256}.${Math.floor(v / 65536) % 256}.${Math.floor(v / 256) % 256}.${v % 256}`;
+  return `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
+}
+
+// Number#toString(16) is slow on V8; IPv6 text is on the allocation hot path, so groups are
+// looked up: values below 0x1000 directly, larger ones as one digit plus three padded digits.
+let hexShort: string[] | undefined;
+let hexPadded: string[] | undefined;
+
+function hexTables(): [string[], string[]] {
+  if (!hexShort || !hexPadded) {
+    hexShort = [];
+    hexPadded = [];
+    for (let i = 0; i < 4096; i++) {
+      const h = i.toString(16);
+      hexShort.push(h);
+      hexPadded.push(h.padStart(3, '0'));
+    }
+  }
+  return [hexShort, hexPadded];
+}
+
+function hex16(n: number, short: string[], padded: string[]): string {
+  return n < 4096 ? short[n] : short[n >>> 12] + padded[n & 4095];
 }
 
 /** RFC 5952 text from eight 16-bit groups: longest run of two or more zero groups becomes "::". */
 export function formatIPv6Groups(g: ArrayLike<number>): string {
+  const [short, padded] = hexTables();
   let bestStart = -1;
   let bestLen = 1;
   for (let i = 0; i < 8; ) {
@@ -159,13 +182,15 @@ export function formatIPv6Groups(g: ArrayLike<number>): string {
     }
     i = j;
   }
-  if (bestStart === -1) {
-    return `${g[0].toString(16)}:${g[1].toString(16)}:${g[2].toString(16)}:${g[3].toString(16)}:${g[4].toString(16)}:${g[5].toString(16)}:${g[6].toString(16)}:${g[7].toString(16)}`;
-  }
   let s = '';
-  for (let i = 0; i < bestStart; i++) s += (i > 0 ? ':' : '') + g[i].toString(16);
+  if (bestStart === -1) {
+    for (let i = 0; i < 8; i++) s += (i > 0 ? ':' : '') + hex16(g[i], short, padded);
+    return s;
+  }
+  for (let i = 0; i < bestStart; i++) s += (i > 0 ? ':' : '') + hex16(g[i], short, padded);
   s += '::';
-  for (let i = bestStart + bestLen; i < 8; i++) s += (i > bestStart + bestLen ? ':' : '') + g[i].toString(16);
+  const after = bestStart + bestLen;
+  for (let i = after; i < 8; i++) s += (i > after ? ':' : '') + hex16(g[i], short, padded);
   return s;
 }
 

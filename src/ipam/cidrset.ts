@@ -112,21 +112,23 @@ export class CIDRSet {
    * cursor, skipping exclusions, wrapping once. Returns its canonical CIDR text.
    */
   allocateNext(maskSize: number = this.nodeMaskSize): string {
-    const r = this.allocateRegion(maskSize);
-    return this.formatRegion(r.start, maskSize);
+    return this.formatRegion(this.allocateRegion(maskSize), maskSize);
   }
 
   /** Like allocateNext, and also returns how many candidate blocks were examined. */
   allocateNextWithTries(maskSize: number = this.nodeMaskSize): { cidr: string; tries: number } {
-    const r = this.allocateRegion(maskSize);
-    return { cidr: this.formatRegion(r.start, maskSize), tries: r.tries };
+    const start = this.allocateRegion(maskSize);
+    return { cidr: this.formatRegion(start, maskSize), tries: this.lastTries };
   }
 
-  private allocateRegion(maskSize: number): { start: number; tries: number } {
-    if (!Number.isInteger(maskSize) || maskSize < this.cidr.prefix || maskSize > this.unitPrefix) {
+  /** Candidate blocks examined by the last allocation (a metric). */
+  private lastTries = 0;
+
+  private allocateRegion(maskSize: number): number {
+    if (maskSize !== this.nodeMaskSize && (!Number.isInteger(maskSize) || maskSize < this.cidr.prefix || maskSize > this.unitPrefix)) {
       throw new CIDRSetError(`mask size ${String(maskSize)} is invalid for range ${this.clusterCIDR}: must be an integer from ${this.cidr.prefix} to ${this.unitPrefix}`);
     }
-    const size = 2 ** (this.unitPrefix - maskSize);
+    const size = maskSize === this.nodeMaskSize ? this.nodeBlockUnits : 2 ** (this.unitPrefix - maskSize);
     let tries = 0;
     let start = -1;
     for (let pass = 0; pass < 2 && start < 0; pass++) {
@@ -150,11 +152,12 @@ export class CIDRSet {
       this.tree.mark(start, size);
       this.touched += size / this.nodeBlockUnits;
     } else {
-      this.countTouched(start, size, () => this.tree.mark(start, size));
+      this.countTouched(start, size, true);
     }
     const next = start + size;
     this.cursor = next >= this.tree.limit ? 0 : next;
-    return { start, tries };
+    this.lastTries = tries;
+    return start;
   }
 
   /**
@@ -163,7 +166,7 @@ export class CIDRSet {
    */
   occupy(cidr: string): boolean {
     const r = this.regionOf(cidr, 'occupy');
-    return this.countTouched(r.start, r.size, () => this.tree.mark(r.start, r.size));
+    return this.countTouched(r.start, r.size, true);
   }
 
   /** Frees exactly the addresses of `cidr` (inside the range). Freeing free space is a no-op. */
@@ -171,7 +174,7 @@ export class CIDRSet {
     const r = this.regionOf(cidr, 'release');
     // Finer than one unit (only in ranges over 2^52 addresses): the unit may hold other blocks.
     if (r.finer) return;
-    this.countTouched(r.start, r.size, () => this.tree.clear(r.start, r.size));
+    this.countTouched(r.start, r.size, false);
   }
 
   /** True when every address of `cidr` is used. False for a CIDR disjoint from the range. */
@@ -218,8 +221,16 @@ export class CIDRSet {
   }
 
   // Runs `op` on a region and keeps the count of touched node blocks exact.
-  private countTouched(start: number, size: number, op: () => boolean): boolean {
+  private countTouched(start: number, size: number, mark: boolean): boolean {
     const nb = this.nodeBlockUnits;
+    if (size >= nb) {
+      // Whole node blocks: afterwards they are all touched (mark) or all untouched (clear).
+      const before = size === nb ? (this.tree.anyUsed(start, nb) ? 1 : 0) : this.tree.touchedBlocks(start, start + size, nb);
+      const changed = mark ? this.tree.mark(start, size) : this.tree.clear(start, size);
+      this.touched += (mark ? size / nb : 0) - before;
+      return changed;
+    }
+    const op = () => (mark ? this.tree.mark(start, size) : this.tree.clear(start, size));
     const lo = Math.floor(start / nb) * nb;
     const hi = Math.max(lo + nb, start + size);
     const before = this.tree.touchedBlocks(lo, hi, nb);

@@ -107,9 +107,36 @@ export class CompiledSelector {
     return best;
   }
 
+  /**
+   * Index keys for quick pre-filtering: a node can only match when it has one of them (see
+   * nodeIndexKeys). Undefined when some term has no In requirement to index on.
+   */
+  indexKeys(): string[] | undefined {
+    if (this.fallback) return undefined;
+    const keys: string[] = [];
+    for (const term of this.terms) {
+      if (term.length === 0) continue; // matches nothing
+      const r = term.find((q) => q.op === 'In');
+      if (!r) return undefined;
+      for (const v of r.values) keys.push(indexKey(r.field, r.key, v));
+    }
+    return keys;
+  }
+
   matches(node: NodeView): boolean {
     return this.score(node) >= 0;
   }
+}
+
+function indexKey(field: boolean, key: string, value: string): string {
+  return `${field ? 'f' : 'l'}\u0000${key}\u0000${value}`;
+}
+
+/** The index keys a node carries: one per label, plus its name. */
+export function nodeIndexKeys(node: NodeView): string[] {
+  const keys = [indexKey(true, 'metadata.name', node.name)];
+  for (const [k, v] of Object.entries(node.labels ?? {})) keys.push(indexKey(false, k, v));
+  return keys;
 }
 
 function compileList(list: unknown, path: string, fields: boolean): CompiledReq[] {

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { CIDRParseError, cidrContains, cidrsOverlap, parseCIDR, parseCIDRList } from '../../src/ipam/cidr.js';
+import { CIDRParseError, cidrContains, cidrsOverlap, formatIPv6Groups, parseCIDR, parseCIDRList } from '../../src/ipam/cidr.js';
 
 describe('parseCIDR', () => {
   it.each([
@@ -53,5 +53,23 @@ describe('parseCIDR', () => {
 
   it('parses flag lists', () => {
     expect(parseCIDRList('10.0.0.0/8, fd00::/48,').map((c) => c.text)).toEqual(['10.0.0.0/8', 'fd00::/48']);
+  });
+});
+
+describe('IPv6 text', () => {
+  it('matches ipaddr.js RFC 5952 output and round-trips', async () => {
+    const fc = (await import('fast-check')).default;
+    const ipaddr = (await import('ipaddr.js')).default;
+    // Bias towards zero groups so "::" placement is exercised.
+    const group = fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 0, max: 0xffff }));
+    fc.assert(
+      fc.property(fc.array(group, { minLength: 8, maxLength: 8 }), (g) => {
+        const text = formatIPv6Groups(g);
+        const ref = ipaddr.IPv6.parse(g.map((x) => x.toString(16)).join(':')).toString();
+        expect(text).toBe(ref);
+        expect(parseCIDR(`${text}/128`).text).toBe(`${text}/128`);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
