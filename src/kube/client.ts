@@ -337,10 +337,16 @@ export class KubeClient {
     try {
       for await (const chunk of res as AsyncIterable<string>) {
         buf += chunk;
+        // Walk the lines by index and cut the buffer once per chunk (a chunk can hold thousands).
+        let start = 0;
         let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
+        const lines: string[] = [];
+        while ((nl = buf.indexOf('\n', start)) >= 0) {
+          lines.push(buf.slice(start, nl).trim());
+          start = nl + 1;
+        }
+        buf = buf.slice(start);
+        for (const line of lines) {
           if (line === '') continue;
           let ev: WatchEvent<T>;
           try {
