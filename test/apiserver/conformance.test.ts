@@ -356,6 +356,11 @@ describe('events, leases, servicecidrs', () => {
     });
     t.track(`/apis/events.k8s.io/v1/namespaces/default/events/${ev2.metadata?.name}`);
     expect(ev2.metadata?.uid).toBeTruthy();
+    // One storage, two versions: each event is readable through the other API with its fields renamed.
+    const asV1 = await t.kc.makeApiClient(EventsV1Api).readNamespacedEvent({ namespace: 'default', name: ev.metadata?.name as string });
+    expect([asV1.note, asV1.regarding?.name, asV1.metadata?.uid]).toEqual(['hello', node, ev.metadata?.uid]);
+    const asCore = await core.readNamespacedEvent({ namespace: 'default', name: `${t.prefix}ev2` });
+    expect([asCore.involvedObject.name, asCore.reportingComponent, asCore.metadata?.resourceVersion]).toEqual([node, 'e2e.node-address-ccm.io/test', ev2.metadata?.resourceVersion]);
   });
 
   it('leases: create, optimistic update, stale update conflicts', async () => {

@@ -51,6 +51,8 @@ export interface ResourceDef {
   smp: SmpSchema;
   /** Returns field errors for a create (old undefined) or an update. */
   validate?: (obj: KObject, old: KObject | undefined) => FieldError[];
+  /** Another resource stored together with this one: every write shows up there, converted. */
+  mirror?: { resource: string; convert: (obj: KObject) => KObject };
   /** Fills defaults on create, as kube-apiserver's defaulting and PrepareForCreate do. */
   defaults?: (obj: KObject) => void;
 }
@@ -122,6 +124,30 @@ function validateLease(obj: KObject): FieldError[] {
   return errs;
 }
 
+// core/v1 Event field ↔ events.k8s.io/v1 Event field, for the fields whose names differ.
+const EVENT_FIELD_MAP: readonly [string, string][] = [
+  ['involvedObject', 'regarding'],
+  ['message', 'note'],
+  ['source', 'deprecatedSource'],
+  ['firstTimestamp', 'deprecatedFirstTimestamp'],
+  ['lastTimestamp', 'deprecatedLastTimestamp'],
+  ['count', 'deprecatedCount'],
+  ['reportingComponent', 'reportingController'],
+];
+const SAME_EVENT_FIELDS = ['reason', 'type', 'action', 'related', 'reportingInstance', 'eventTime'];
+
+function convertEvent(obj: KObject, toEventsV1: boolean): KObject {
+  const out: KObject = { apiVersion: toEventsV1 ? 'events.k8s.io/v1' : 'v1', kind: 'Event', metadata: obj.metadata };
+  for (const f of SAME_EVENT_FIELDS) if (obj[f] !== undefined) out[f] = obj[f];
+  for (const [core, ev] of EVENT_FIELD_MAP) {
+    const [from, to] = toEventsV1 ? [core, ev] : [ev, core];
+    if (obj[from] !== undefined) out[to] = obj[from];
+  }
+  // series: core/v1 {count, lastObservedTime} and events.k8s.io/v1 {count, lastObservedTime} match.
+  if (obj.series !== undefined) out.series = obj.series;
+  return out;
+}
+
 function row(partial: Partial<ResourceDef> & Pick<ResourceDef, 'group' | 'version' | 'plural' | 'kind'>): ResourceDef {
   return {
     singular: partial.kind.toLowerCase(),
@@ -176,7 +202,17 @@ export const DEFAULT_RESOURCES: readonly ResourceDef[] = [
     },
   }),
   row({ group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'] }),
-  row({ group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true, createOnUpdate: true, shortNames: ['ev'], fieldSelectors: EVENT_FIELDS }),
+  row({
+    group: '',
+    version: 'v1',
+    plural: 'events',
+    kind: 'Event',
+    namespaced: true,
+    createOnUpdate: true,
+    shortNames: ['ev'],
+    fieldSelectors: EVENT_FIELDS,
+    mirror: { resource: 'events.events.k8s.io', convert: (o) => convertEvent(o, true) },
+  }),
   row({
     group: 'events.k8s.io',
     version: 'v1',
@@ -186,6 +222,7 @@ export const DEFAULT_RESOURCES: readonly ResourceDef[] = [
     createOnUpdate: true,
     shortNames: ['ev'],
     fieldSelectors: ['regarding.kind', 'regarding.namespace', 'regarding.name', 'regarding.uid', 'reason', 'reportingController', 'type'],
+    mirror: { resource: 'events', convert: (o) => convertEvent(o, false) },
   }),
   row({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true, createOnUpdate: true, validate: validateLease }),
   row({ group: 'networking.k8s.io', version: 'v1', plural: 'servicecidrs', kind: 'ServiceCIDR', status: true, smp: CONDITIONS, validate: validateServiceCidr }),

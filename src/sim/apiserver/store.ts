@@ -196,6 +196,15 @@ export class Store {
 
   private emit(type: ChangeEvent['type'], r: Resource, object: KObject, previous?: KObject): void {
     this.hub.publish({ type, rv: Number(object.metadata?.resourceVersion), resource: r.id, namespace: object.metadata?.namespace ?? '', object, previous });
+    if (!r.mirror) return;
+    // Two API versions over one storage (core/v1 and events.k8s.io/v1 Events): the same write,
+    // same uid and resourceVersion, seen through the other version too.
+    const mt = this.table(r.mirror.resource);
+    const converted = r.mirror.convert(object);
+    if (type === 'DELETED') this.remove(mt, converted);
+    else this.put(mt, converted);
+    const prev = previous ? r.mirror.convert(previous) : undefined;
+    this.hub.publish({ type, rv: Number(object.metadata?.resourceVersion), resource: mt.resource.id, namespace: object.metadata?.namespace ?? '', object: converted, previous: prev });
   }
 
   private put(t: Table, obj: KObject): void {
