@@ -273,7 +273,7 @@ export class Store {
     const ns = this.nsFor(r, namespace ?? (input as KObject | undefined)?.metadata?.namespace);
     const obj = this.normalize(r, input, ns, owned);
     const meta = obj.metadata as ObjectMeta;
-    if (meta.resourceVersion) throw new ApiError(500, 'InternalError', 'resourceVersion should not be set on objects to be created');
+    if (meta.resourceVersion) throw new ApiError(500, 'InternalError', 'Internal error occurred: resourceVersion should not be set on objects to be created');
     if (!meta.name) {
       if (!meta.generateName) throw invalid(r.kind, r.group, '', [{ field: 'metadata.name', type: 'FieldValueRequired', detail: 'name or generateName is required' }]);
       let name: string;
