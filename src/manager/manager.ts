@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { CloudProvider } from '../../providers/types.js';
-import { createProvider } from '../../providers/index.js';
 import { CloudNodeController } from '../controllers/cloudnode/controller.js';
 import type { NodeObject } from '../controllers/node.js';
 import { NodeIPAMController } from '../controllers/nodeipam/controller.js';
@@ -128,6 +127,8 @@ export class ControllerManager {
     this.#started = true;
     const needsCloud = this.#o.controllers.has('cloud-node');
     if (needsCloud) {
+      // Loaded on demand: the adapters pull in cloud SDKs that a given process may never need.
+      const { createProvider } = await import('../../providers/index.js');
       this.#provider = this.#deps.provider ?? await createProvider(this.#o.cloudProvider as string, {
         ...(this.#o.cloudConfig !== undefined ? { cloudConfig: this.#o.cloudConfig } : {}),
         logger: this.#log.child({ provider: this.#o.cloudProvider }),

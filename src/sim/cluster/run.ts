@@ -12,6 +12,7 @@ import { silentLogger, type Logger } from '../../log.js';
 import { ControllerManager } from '../../manager/manager.js';
 import { resolveRunOptions, type RawRunFlags } from '../../manager/options.js';
 import { describeStack } from '../../nodeip/stack.js';
+import { parseFeatureGates } from '../../featuregates/index.js';
 import { startApiServerDouble } from '../apiserver/server.js';
 import { buildSimCluster, SIM_CLUSTER_CIDR, SIM_SERVICE_CIDR, staticCloudConfig, type SimNode } from './scenario.js';
 
@@ -60,7 +61,12 @@ function latestWarnings(events: EventObject[]): Map<string, EventObject> {
   return byNode;
 }
 
-function row(sim: SimNode, node: NodeObject | undefined, warning: EventObject | undefined): SimRow {
+/** Whether the node should end initialised: its case says so, and with the gate off no dual-stack pair is accepted. */
+export function expectInitialised(sim: SimNode, allowDualStack: boolean): boolean {
+  return sim.case.expectInitialised && (allowDualStack || !(sim.annotation ?? '').includes(','));
+}
+
+function row(sim: SimNode, node: NodeObject | undefined, warning: EventObject | undefined, allowDualStack: boolean): SimRow {
   const addresses = node?.status?.addresses ?? [];
   const tainted = node ? hasUninitializedTaint(node) : true;
   const ips = addresses.filter((a) => a.type !== 'Hostname').map((a) => a.address);
@@ -73,7 +79,7 @@ function row(sim: SimNode, node: NodeObject | undefined, warning: EventObject | 
     taint: tainted ? 'present' : 'removed',
     // The annotation has its own column: keep only what went wrong with it.
     reason: tainted ? (warning ? `${warning.reason ?? ''}: ${(warning.message ?? '').replace(/^provided node IP ".*?" is not usable: /, '')}` : 'waiting') : 'Synced',
-    expected: tainted !== sim.case.expectInitialised,
+    expected: tainted !== expectInitialised(sim, allowDualStack),
   };
 }
 
@@ -120,6 +126,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       kubeConfig: kubeConfigFromString(api.kubeconfig), provider, logger: log, identity: 'simulate', userAgent: 'node-address-ccm-simulate',
     });
     done = manager.run(abort.signal);
+    const allowDualStack = parseFeatureGates(runOptions.featureGates).enabled('CloudDualStackNodeIPs');
 
     const timeoutMs = options.timeoutMs ?? 60_000;
     let rows: SimRow[] = [];
@@ -128,7 +135,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     for (;;) {
       const nodes = new Map((api.store.list('nodes') as unknown as NodeObject[]).map((n) => [n.metadata.name, n]));
       const warnings = latestWarnings(api.store.list('events', { namespace: 'default' }) as unknown as EventObject[]);
-      rows = cluster.map((c) => row(c, nodes.get(c.name), warnings.get(c.name)));
+      rows = cluster.map((c) => row(c, nodes.get(c.name), warnings.get(c.name), allowDualStack));
       const initialised = rows.filter((r) => r.taint === 'removed').length;
       const withPods = rows.filter((r) => r.taint === 'removed' && r.podCIDRs !== '-').length;
       const explained = rows.filter((r) => r.taint === 'present' && r.reason !== 'waiting').length;

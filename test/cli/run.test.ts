@@ -1,0 +1,100 @@
+// `run` through the built binary: flag forms and errors, and a real process against the API double.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cliPath, repoRoot, runCli } from '../helpers/cli.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
+import { hasUninitializedTaint, type NodeObject } from '../../src/controllers/node.js';
+import { createNode } from '../controllers/harness.js';
+import { until } from '../controllers/memory-nodes.js';
+
+describe('node-address-ccm run: flag errors exit 2', () => {
+  it.each([
+    [['run'], /--cloud-provider: required when the cloud-node controller runs/],
+    [['run', '--cloud-provider=fake', '--concurrent-node-syncs=0'], /--concurrent-node-syncs: 0 is out of range/],
+    [['run', '--cloud-provider', 'fake', '--leader-elect=maybe'], /--leader-elect: invalid boolean "maybe"/],
+    [['run', '--cloud-provider', 'fake', '--controllers', 'route'], /--controllers: unknown controller "route"/],
+    [['run', '--cloud-provider', 'fake', '--node-status-update-frequency', '5 minutes'], /--node-status-update-frequency: invalid duration "5 minutes"/],
+    [['run', '--cloud-provider', 'fake', '--allocate-node-cidrs'], /--cluster-cidr: required when --allocate-node-cidrs is true/],
+    [['run', '--cloud-provider', 'fake', '--allocate-node-cidrs', '--cluster-cidr', '10.0.0.0/33'], /--cluster-cidr: /],
+    [['run', '--cloud-provider', 'fake', '--allocate-node-cidrs', '--cluster-cidr=10.0.0.0/16', '--node-cidr-mask-size=8'], /--node-cidr-mask-size: 8 must be between/],
+    [['run', '--cloud-provider', 'fake', '--feature-gates', 'CloudDualStackNodeIPs=maybe'], /--feature-gates: invalid value/],
+    [['run', '--cloud-provider', 'fake', '--log-level', 'loud'], /--log-level: unknown level "loud"/],
+    [['run', '--cloud-provider', 'fake', '--no-such-flag'], /unknown option '--no-such-flag'/],
+    // run is the default command.
+    [['--cloud-provider', 'fake', '--secure-port', '99999'], /--secure-port: 99999 is out of range/],
+  ])('%j', async (args, message) => {
+    const r = await runCli(args);
+    expect(r.stderr).toMatch(message);
+    expect(r.code).toBe(2);
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+let api: ApiServerDouble | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await api?.stop();
+  api = undefined;
+  if (dir) await rm(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+describe('node-address-ccm run against the API double', () => {
+  it('initialises nodes, serves /readyz and /metrics, and on SIGTERM releases the lease and exits 0', async () => {
+    api = await startApiServerDouble({ bookmarkIntervalMs: 500 });
+    dir = await mkdtemp(path.join(tmpdir(), 'ccm-run-'));
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    const cloudConfig = path.join(dir, 'cloud.yaml');
+    await writeFile(kubeconfig, api.kubeconfig);
+    await writeFile(cloudConfig, 'nodes:\n  n1:\n    zone: z1\n    addresses:\n    - {type: InternalIP, address: 10.0.0.1}\n    - {type: InternalIP, address: fd00::1}\n');
+    createNode(api, { name: 'n1', nodeIP: '10.0.0.1,fd00::1' });
+    const port = await freePort();
+    const child = spawn(process.execPath, [cliPath, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider', 'static', '--cloud-config', cloudConfig,
+      '--allocate-node-cidrs', '--cluster-cidr', '10.244.0.0/16', '--secure-port', String(port),
+      '--leader-elect-lease-duration=3s', '--leader-elect-renew-deadline=2s', '--leader-elect-retry-period=500ms'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    try {
+      await until(() => !hasUninitializedTaint(api!.store.get('nodes', 'n1') as unknown as NodeObject), 15_000, 'n1 initialised');
+      const node = api.store.get('nodes', 'n1') as unknown as NodeObject;
+      expect(node.status?.addresses).toEqual([
+        { type: 'InternalIP', address: '10.0.0.1' }, { type: 'InternalIP', address: 'fd00::1' }, { type: 'Hostname', address: 'n1' },
+      ]);
+      expect(node.spec?.podCIDRs).toEqual(['10.244.0.0/24']);
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(ready.status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/livez`)).status).toBe(200);
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics).toMatch(/^node_controller_cloud_provider_taint_removal_delay_seconds_count 1$/m);
+      expect(metrics).toMatch(/^node_controller_initial_node_sync_delay_seconds_count 1$/m);
+      expect(metrics).toMatch(/^cloudprovider_requests_total\{provider="static",operation="instancesMetadata",result="success"\} \d+$/m);
+      expect(metrics).toMatch(/^workqueue_adds_total\{name="cloud-node"\} \d+$/m);
+      expect(metrics).toMatch(/^node_ipam_controller_cidrset_cidrs_allocations_total\{clusterCIDR="10.244.0.0\/16"\} 1$/m);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    const lease = api.store.get('leases.coordination.k8s.io', 'node-address-ccm', 'kube-system') as { spec: { holderIdentity?: string } };
+    expect(lease.spec.holderIdentity ?? '').toBe('');
+    const logs = stdout.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; node?: string });
+    expect(logs.some((l) => l.msg === 'node initialised' && l.node === 'n1')).toBe(true);
+    expect(stderr).toBe('');
+  });
+});

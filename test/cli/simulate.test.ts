@@ -1,0 +1,54 @@
+// `simulate` (npm start) through the built binary.
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+function tableRows(stdout: string): string[][] {
+  const lines = stdout.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('NODE '));
+  const rows: string[][] = [];
+  for (const l of lines.slice(start + 1)) {
+    if (!l.startsWith('sim-')) break;
+    rows.push(l.split(/ {2,}/));
+  }
+  return rows;
+}
+
+describe('node-address-ccm simulate', () => {
+  it('converges the default cluster, prints the table and exits 0', async () => {
+    const r = await runCli(['simulate'], { timeoutMs: 60_000 });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const rows = tableRows(r.stdout);
+    expect(rows).toHaveLength(12);
+    const byCase = new Map(rows.map((c) => [c[0]!.replace(/^sim-\d+-/, ''), c]));
+    expect(byCase.get('none')!.slice(2, 4)).toEqual(['1.2.3.4, 5.6.7.8, abcd::1234, abcd::5678', 'dual-stack IPv4-primary']);
+    expect(byCase.get('v6primary')![3]).toBe('dual-stack IPv6-primary');
+    expect(byCase.get('unknown-ip')!.slice(5)).toEqual(['present', 'ProvidedNodeIPInvalid: failed to get node address from cloud provider that matches ip: 9.10.11.12']);
+    expect(byCase.get('not-in-cloud')![6]).toMatch(/^InstanceNotFound: /);
+    for (const c of rows.filter((x) => x[5] === 'removed')) expect(c[4]).toMatch(/^10\.244\.\d+\.0\/24, fd00:10:244:/);
+    expect(r.stdout).toMatch(/converged in [\d.]+ s: 7 of 12 nodes initialised, 5 left tainted with a reason; 14 node writes, 12 events created; every node ended as its case expects/);
+  });
+
+  it('--nodes scales it and the gate off leaves dual-stack pairs tainted', async () => {
+    const r = await runCli(['simulate', '--nodes', '30', '--feature-gates', 'CloudDualStackNodeIPs=false'], { timeoutMs: 60_000 });
+    expect(r.code).toBe(0);
+    const rows = tableRows(r.stdout);
+    expect(rows).toHaveLength(30);
+    for (const c of rows.filter((x) => /-(dual|v6primary)$/.test(x[0]!))) {
+      expect(c[5]).toBe('present');
+      expect(c[6]).toMatch(/dual-stack not supported/);
+    }
+    expect(r.stdout).toContain('every node ended as its case expects');
+  });
+
+  it.each([
+    [['--nodes', '0'], /--nodes: 0 is out of range/],
+    [['--nodes', 'many'], /--nodes: "many" is not an integer/],
+    [['--feature-gates', 'Nope=true'], /unrecognized feature gate "Nope"/],
+    [['--timeout', 'soon'], /--timeout: invalid duration "soon"/],
+  ])('bad input %j exits 2 with a clear message', async (args, message) => {
+    const r = await runCli(['simulate', ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+});
