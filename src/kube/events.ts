@@ -225,6 +225,7 @@ export interface EventRecorderStats {
   droppedSpam: number;
   droppedFull: number;
   failed: number;
+  invalid: number;
 }
 
 /**
@@ -241,7 +242,7 @@ export class EventRecorder {
   #pending: Array<Extract<Correlation, { action: 'create' | 'patch' }>> = [];
   #sending: Promise<void> | undefined;
   #stopped = false;
-  readonly stats: EventRecorderStats = { created: 0, patched: 0, droppedSpam: 0, droppedFull: 0, failed: 0 };
+  readonly stats: EventRecorderStats = { created: 0, patched: 0, droppedSpam: 0, droppedFull: 0, failed: 0, invalid: 0 };
 
   constructor(options: EventRecorderOptions) {
     this.#client = options.client;
@@ -252,11 +253,22 @@ export class EventRecorder {
     this.#maxPending = options.maxPending ?? 1000;
   }
 
-  /** Records an event; never throws for API trouble (bad arguments are programming errors and do). */
+  /**
+   * Records an event and returns at once. Never throws: API failures are logged later, and an
+   * invalid event (bad reason or type, a programming error) is logged at error level and dropped,
+   * since failing the caller's sync over an event would only make it retry forever.
+   */
   event(involvedObject: EventInput['involvedObject'], type: EventType, reason: string, message: string): void {
     if (this.#stopped) return;
-    const namespace = involvedObject.namespace || this.#clusterNamespace;
-    const c = this.#correlator.correlate({ involvedObject, type, reason, message }, this.#clock.now(), namespace);
+    const namespace = involvedObject?.namespace || this.#clusterNamespace;
+    let c: Correlation;
+    try {
+      c = this.#correlator.correlate({ involvedObject, type, reason, message }, this.#clock.now(), namespace);
+    } catch (err) {
+      this.stats.invalid++;
+      this.#log.error({ err, object: involvedObject?.name, reason }, 'invalid event dropped');
+      return;
+    }
     if (c.action === 'drop') {
       this.stats.droppedSpam++;
       this.#log.debug({ object: involvedObject.name, reason }, 'event dropped by spam filter');

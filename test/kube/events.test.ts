@@ -164,6 +164,14 @@ describe('EventRecorder against the API server double', () => {
     expect(events.map((e) => e.count)).toEqual([2]);
   });
 
+  it('drops an invalid event with a count instead of throwing into the caller', async () => {
+    const { rec } = await setup();
+    expect(() => rec.nodeEvent(node('n1'), 'Normal', 'not camel', 'x')).not.toThrow();
+    await rec.flush();
+    expect(rec.stats).toMatchObject({ invalid: 1, created: 0 });
+    expect(api.count({ resource: 'events' })).toBe(0);
+  });
+
   it('logs and counts failures instead of throwing', async () => {
     const { client, rec } = await setup();
     client.setWriteGate(() => { throw new FencedError('not leading'); });
