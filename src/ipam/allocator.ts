@@ -249,7 +249,11 @@ export class PodCIDRAllocator {
       return { ok: false, reason: 'outside-every-pool', podCIDR: t, message: `node "${nodeName}": pod CIDR ${t} lies outside every pool` };
     }
     for (let i = 0; i < parsed.length; i++) {
-      const other = this.claimant(parsed[i], nodeName);
+      const p = placement.pools[i];
+      const set = p.sets[p.spec.families.findIndex((f) => f.family === parsed[i].family)];
+      // The set knows every used address in its range (other pools' blocks are mirrored into it),
+      // so the linear search for the other node runs only on a real overlap.
+      const other = set.overlapsAllocated(parsed[i].text) ? this.claimant(parsed[i], nodeName) : undefined;
       if (other !== undefined) {
         return {
           ok: false,
