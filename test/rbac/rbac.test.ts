@@ -10,17 +10,18 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRbacYaml, type RbacPolicy } from '../../src/sim/apiserver/index.js';
+import { parseRbacYaml, type FaultHandle, type RbacPolicy } from '../../src/sim/apiserver/index.js';
 import type { NodeAddress } from '../../src/nodeip/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { E2ECluster, hasTaint, podCIDRsOf, UNINITIALIZED_TAINT_KEY } from '../e2e/support/cluster.js';
-import { startControllerManager, type ControllerProcess } from '../e2e/support/controller.js';
+import { runCapabilities, startControllerManager, type ControllerProcess } from '../e2e/support/controller.js';
 import { defaultRunArgs, startDoubleTarget, type DoubleTarget } from '../e2e/support/double.js';
 import { runPrefix } from '../e2e/support/target.js';
 import { consistently, eventually } from '../e2e/support/wait.js';
 import { grantKey, grantsFor, withoutVerb } from './support/grants.js';
 import { startRecordingProxy, type RecordedRequest, type RecordingProxy } from './support/recording-proxy.js';
 
+const MULTI = (await runCapabilities()).multiCIDRRangeAllocator;
 const SA_USER = 'system:serviceaccount:kube-system:node-address-ccm';
 const SA_GROUPS = ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'];
 const RBAC_FILE = path.join(repoRoot, 'deploy/base/rbac.yaml');
@@ -31,16 +32,21 @@ const RBAC_FILE = path.join(repoRoot, 'deploy/base/rbac.yaml');
  * explain it here.
  */
 const UNUSED_ALLOWED: Record<string, string> = {
-  // The flags mirror: node-ipam creates the created-from-flags-<hash> ClusterCIDR for
-  // --cluster-cidr and deletes a stale one when the flags change; a steady run with unchanged
-  // flags against an empty store creates it at most once and never deletes it.
-  'delete clustercidrs.networking.x-k8s.io': 'only when --cluster-cidr changes (stale flags mirror)',
-  'update clustercidrs.networking.x-k8s.io': 'finalizer removal falls back to update on a patch conflict',
-  // Informers list+watch; a single get happens only on a write conflict re-read.
-  'get clustercidrs.networking.x-k8s.io': 'read before a write, only after a conflict',
-  'get servicecidrs.networking.k8s.io': 'informer-only access; get is for a missing-cache fallback',
-  'get nodes': 'read before a patch only after a conflict (the cache is used otherwise)',
+  // The flags mirror: node-ipam deletes a created-from-flags-<hash> ClusterCIDR left over from an
+  // earlier --cluster-cidr; a run with unchanged flags against a fresh store has none to delete.
+  'delete clustercidrs.networking.x-k8s.io': 'flags mirror only: deletes a stale created-from-flags ClusterCIDR after --cluster-cidr changes',
 };
+
+/**
+ * Granted for node-ipam's ClusterCIDR and ServiceCIDR sources (issue #6; see
+ * src/controllers/nodeipam/pool-source.ts), which this build may not have yet. Allowed unused only
+ * while the built `run --help` does not offer MultiCIDRRangeAllocator; once it does, this run uses
+ * that mode and these verbs must be used (or explained in UNUSED_ALLOWED).
+ */
+const PENDING_MULTI_CIDR: readonly string[] = [
+  ...['get', 'list', 'watch', 'create', 'update', 'patch'].map((v) => `${v} clustercidrs.networking.x-k8s.io`),
+  ...['get', 'list', 'watch'].map((v) => `${v} servicecidrs.networking.k8s.io`),
+];
 
 const I = (address: string): NodeAddress => ({ type: 'InternalIP', address });
 const DUAL: NodeAddress[] = [I('10.0.0.1'), I('fd00::1')];
@@ -53,7 +59,7 @@ interface Run {
   prefix: string;
 }
 
-async function startRun(policy: RbacPolicy, nodes: Record<string, { addresses: NodeAddress[] }>): Promise<Run> {
+async function startRun(policy: RbacPolicy, nodes: Record<string, { addresses: NodeAddress[] }>, multiCIDR: boolean): Promise<Run> {
   const token = randomBytes(16).toString('hex');
   const target = await startDoubleTarget({ rbac: policy, users: [{ name: SA_USER, token }] });
   const proxy = await startRecordingProxy(target.server.url, { [token]: SA_USER, [target.server.adminToken]: 'admin' });
@@ -71,6 +77,7 @@ async function startRun(policy: RbacPolicy, nodes: Record<string, { addresses: N
     '--leader-elect-lease-duration=4s',
     '--leader-elect-renew-deadline=3s',
     '--leader-elect-retry-period=1s',
+    ...(multiCIDR ? ['--cidr-allocator-type=MultiCIDRRangeAllocator'] : []),
   ]);
   const cluster = new E2ECluster(target.kubeConfig(), prefix);
   return { target, proxy, cluster, ccm, prefix };
@@ -89,12 +96,15 @@ const key = (r: RecordedRequest): string => grantKey(r);
 describe('RBAC of deploy/base/rbac.yaml, as the node-address-ccm ServiceAccount', () => {
   const policy = parseRbacYaml(readFileSync(RBAC_FILE, 'utf8'), RBAC_FILE);
   let run: Run;
+  let conflict: FaultHandle;
   const log = (): string => `controller manager output (tail):\n${run?.ccm.tail(60) ?? ''}`;
   const wait = { timeoutMs: 30_000, describe: log };
   const saRequests = (): RecordedRequest[] => run.proxy.requests().filter((r) => r.user === SA_USER);
 
   beforeAll(async () => {
-    run = await startRun(policy, { a: { addresses: DUAL }, b: { addresses: DUAL }, stuck: { addresses: DUAL } });
+    run = await startRun(policy, { a: { addresses: DUAL }, b: { addresses: DUAL }, stuck: { addresses: DUAL } }, MULTI);
+    // One write conflict on a node patch: the controller re-reads the node (get nodes) and re-plans.
+    conflict = run.target.server.faults.inject({ verb: 'patch', resource: 'nodes', subresource: '', status: 409, count: 1 });
     await run.cluster.registerFakeNode({ name: `${run.prefix}-a`, cloudProviderExternal: true, hostIPs: ['10.0.0.1', 'fd00::1'] });
     await run.cluster.registerFakeNode({ name: `${run.prefix}-b`, nodeIP: 'fd00::1,10.0.0.1', cloudProviderExternal: true, hostIPs: ['10.0.0.1', 'fd00::1'] });
     // Its --node-ip is not the cloud's: repeated Warning events exercise the event aggregation (patch).
@@ -103,7 +113,7 @@ describe('RBAC of deploy/base/rbac.yaml, as the node-address-ccm ServiceAccount'
 
   afterAll(() => stopRun(run));
 
-  it('initialises the nodes with no request refused, then uses every granted verb', { timeout: 120_000 }, async () => {
+  it(`initialises the nodes with no request refused, then uses every granted verb (${MULTI ? 'MultiCIDRRangeAllocator' : 'RangeAllocator: MultiCIDRRangeAllocator not in this build'})`, { timeout: 120_000 }, async () => {
     for (const id of ['a', 'b']) {
       await eventually(async () => {
         const n = await run.cluster.getNode(`${run.prefix}-${id}`);
@@ -116,6 +126,7 @@ describe('RBAC of deploy/base/rbac.yaml, as the node-address-ccm ServiceAccount'
     await eventually(() => expect(saRequests().some((r) => r.verb === 'patch' && r.resource === 'events' && r.status < 300)).toBe(true), { ...wait, timeoutMs: 60_000 });
     expect(hasTaint(await run.cluster.getNode(`${run.prefix}-stuck`), UNINITIALIZED_TAINT_KEY)).toBe(true);
     await run.ccm.stop();
+    expect(conflict.fired, 'the injected 409 on a node patch').toBe(1);
 
     const requests = saRequests();
     expect(requests.length).toBeGreaterThan(0);
@@ -128,14 +139,16 @@ describe('RBAC of deploy/base/rbac.yaml, as the node-address-ccm ServiceAccount'
     const notGranted = [...used].filter((k) => !granted.has(k));
     expect(notGranted, 'used but not granted (should have been refused)').toEqual([]);
 
+    const allowed: Record<string, string> = { ...UNUSED_ALLOWED };
+    if (!MULTI) for (const k of PENDING_MULTI_CIDR) allowed[k] ??= 'pending: this build has no MultiCIDRRangeAllocator (issue #6)';
     const unused = [...granted].filter((k) => !used.has(k)).sort();
     console.info(
       `RBAC: ${granted.size} granted (verb, resource) pairs, ${used.size} used.\n` +
-        `granted but unused:\n${unused.map((k) => `  ${k}${UNUSED_ALLOWED[k] ? `  (allowed: ${UNUSED_ALLOWED[k]})` : '  (NOT ALLOWED)'}`).join('\n') || '  (none)'}`,
+        `granted but unused:\n${unused.map((k) => `  ${k}${allowed[k] ? `  (allowed: ${allowed[k]})` : '  (NOT ALLOWED)'}`).join('\n') || '  (none)'}`,
     );
-    expect(unused.filter((k) => !(k in UNUSED_ALLOWED)), 'granted verbs the controllers never used: remove them from deploy/base/rbac.yaml or explain them in UNUSED_ALLOWED').toEqual([]);
-    // The allow-list must not go stale: everything in it is granted.
-    expect(Object.keys(UNUSED_ALLOWED).filter((k) => !granted.has(k))).toEqual([]);
+    expect(unused.filter((k) => !(k in allowed)), 'granted verbs the controllers never used: remove them from deploy/base/rbac.yaml or explain them in UNUSED_ALLOWED').toEqual([]);
+    // The allow-lists must not go stale: everything in them is granted.
+    expect([...Object.keys(UNUSED_ALLOWED), ...PENDING_MULTI_CIDR].filter((k) => !granted.has(k))).toEqual([]);
 
     // Cross-check: the double counted the same resource requests from the controller.
     const fromDouble = new Map<string, number>();
@@ -156,7 +169,7 @@ describe('without patch on nodes/status', () => {
   const log = (): string => `controller manager output (tail):\n${run?.ccm.tail(60) ?? ''}`;
 
   beforeAll(async () => {
-    run = await startRun(policy, { a: { addresses: DUAL } });
+    run = await startRun(policy, { a: { addresses: DUAL } }, MULTI);
     await run.cluster.registerFakeNode({ name: `${run.prefix}-a`, cloudProviderExternal: true, hostIPs: ['10.0.0.1', 'fd00::1'] });
   }, 60_000);
 
