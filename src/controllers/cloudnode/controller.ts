@@ -41,6 +41,17 @@ export interface CloudNodeControllerOptions {
   clock?: Clock;
   /** Delay before a node waiting for the allocator is tried again (default 200 ms). */
   notReadyRetryMs?: number;
+  /** Node writes in flight per worker (default 8). */
+  writesPerWorker?: number;
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight. */
+async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
 }
 
 type SyncOutcome = { ok: true; requeueAfterMs?: number } | { ok: false; error: unknown };
@@ -51,7 +62,7 @@ class RetryLater extends Error {
 
 export class CloudNodeController {
   readonly queue: WorkQueue<string>;
-  readonly #o: Required<Pick<CloudNodeControllerOptions, 'maxBatch' | 'conflictRetries' | 'notReadyRetryMs'>> & CloudNodeControllerOptions;
+  readonly #o: Required<Pick<CloudNodeControllerOptions, 'maxBatch' | 'conflictRetries' | 'notReadyRetryMs' | 'writesPerWorker'>> & CloudNodeControllerOptions;
   readonly #log: Logger;
   readonly #clock: Clock;
   readonly #metrics: CloudNodeMetrics | undefined;
@@ -73,7 +84,7 @@ export class CloudNodeController {
     if (!(options.statusUpdateFrequencyMs > 0)) {
       throw new Error(`--node-status-update-frequency: must be positive, got ${options.statusUpdateFrequencyMs}ms`);
     }
-    this.#o = { maxBatch: 500, conflictRetries: 5, notReadyRetryMs: 200, ...options };
+    this.#o = { maxBatch: 500, conflictRetries: 5, notReadyRetryMs: 200, writesPerWorker: 8, ...options };
     this.#log = (options.logger ?? silentLogger).child({ controller: 'cloud-node' });
     this.#clock = options.clock ?? realClock;
     this.#metrics = options.registry ? cloudNodeMetrics(options.registry) : undefined;
@@ -139,7 +150,8 @@ export class CloudNodeController {
     if (tainted.length === 0) return { failed };
 
     const answers = await this.#metadata(tainted);
-    await Promise.all(tainted.map(async (node) => {
+    // One provider round for the batch; the writes go out a few at a time per worker.
+    await forEachLimited(tainted, this.#o.writesPerWorker, async (node) => {
       const name = node.metadata.name;
       const outcome = await this.#initialize(node, answers.get(name));
       if (outcome.ok) {
@@ -147,7 +159,7 @@ export class CloudNodeController {
       } else {
         failed.set(name, outcome.error);
       }
-    }));
+    });
     return { failed, results };
   }
 
@@ -289,36 +301,32 @@ export class CloudNodeController {
     for (let i = 0; i < nodes.length && !this.#stopped; i += this.#o.maxBatch) {
       const chunk = nodes.slice(i, i + this.#o.maxBatch);
       const answers = await this.#metadata(chunk);
-      // Writes are bounded by --concurrent-node-syncs, like the initialising workers.
-      let next = 0;
-      const worker = async (): Promise<void> => {
-        while (next < chunk.length && !this.#stopped) {
-          const node = chunk[next++] as NodeObject;
-          const name = node.metadata.name;
-          const answer = answers.get(name);
-          if (!answer || answer.kind !== 'found') {
-            if (answer?.kind === 'error') this.#log.warn({ node: name, reason: EventReason.CloudError, err: answer.error.message }, 'address refresh skipped');
-            continue;
-          }
-          const plan = planAddressRefresh(node, answer.value, this.#o.allowDualStack);
-          if (plan.kind === 'warn') {
-            stats.warned++;
-            this.#o.events.emit(node, 'Warning', plan.reason, plan.message);
-            this.#log.warn({ node: name, reason: plan.reason }, plan.message);
-          } else if (plan.kind === 'replace') {
-            try {
-              await this.#o.writer.patchStatus(name, addressesPatch(plan.addresses));
-              this.#metrics?.nodeWrites.inc({ kind: 'status', result: 'success' });
-              stats.updated++;
-            } catch (err) {
-              this.#metrics?.nodeWrites.inc({ kind: 'status', result: 'error' });
-              stats.failed++;
-              this.#log.warn({ node: name, err }, 'failed to update node addresses');
-            }
+      // Writes are bounded like the initialising workers': --concurrent-node-syncs × writesPerWorker.
+      await forEachLimited(chunk, this.#o.workers * this.#o.writesPerWorker, async (node) => {
+        if (this.#stopped) return;
+        const name = node.metadata.name;
+        const answer = answers.get(name);
+        if (!answer || answer.kind !== 'found') {
+          if (answer?.kind === 'error') this.#log.warn({ node: name, reason: EventReason.CloudError, err: answer.error.message }, 'address refresh skipped');
+          return;
+        }
+        const plan = planAddressRefresh(node, answer.value, this.#o.allowDualStack);
+        if (plan.kind === 'warn') {
+          stats.warned++;
+          this.#o.events.emit(node, 'Warning', plan.reason, plan.message);
+          this.#log.warn({ node: name, reason: plan.reason }, plan.message);
+        } else if (plan.kind === 'replace') {
+          try {
+            await this.#o.writer.patchStatus(name, addressesPatch(plan.addresses));
+            this.#metrics?.nodeWrites.inc({ kind: 'status', result: 'success' });
+            stats.updated++;
+          } catch (err) {
+            this.#metrics?.nodeWrites.inc({ kind: 'status', result: 'error' });
+            stats.failed++;
+            this.#log.warn({ node: name, err }, 'failed to update node addresses');
           }
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(this.#o.workers, chunk.length) }, worker));
+      });
     }
     return stats;
   }
