@@ -145,3 +145,24 @@ describe('restart', () => {
     w2.stop();
   });
 });
+
+describe('HTTPS', () => {
+  it('serves client-node over TLS with a self-signed certificate the kubeconfig trusts', async () => {
+    const tls = await startApiServerDouble({ tls: true });
+    try {
+      expect(tls.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      expect(tls.kubeconfig).toContain('certificate-authority-data:');
+      expect(tls.kubeconfig).not.toContain('insecure-skip-tls-verify');
+      const kc = kubeConfigFor(tls);
+      const api = kc.makeApiClient(CoreV1Api);
+      await api.createNode({ body: fakeNode('secure') as V1Node });
+      const w = await collectWatch(kc, '/api/v1/nodes', {});
+      await w.waitFor((es) => es.some((e) => e.object.metadata?.name === 'secure'));
+      w.stop();
+      // Without the CA, the certificate is refused.
+      await expect(fetch(`${tls.url}/version`)).rejects.toThrow();
+    } finally {
+      await tls.stop();
+    }
+  });
+});

@@ -14,6 +14,7 @@ interface ApiserverOptions {
   user: string[];
   historySize: string;
   logLevel: string;
+  https?: boolean;
 }
 
 function usage(message: string): UsageError {
@@ -46,6 +47,7 @@ export function register(program: Command): void {
     .option('--rbac <dir>', 'enforce RBAC from the Role/ClusterRole/binding YAML files in this folder')
     .option('--user <name:token[:groups]>', 'a bearer token and the user (and groups) it authenticates as; repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--history-size <n>', 'watch events kept for resuming watches', '10000')
+    .option('--https', 'serve HTTPS with a self-signed certificate for 127.0.0.1 (needs openssl); the kubeconfig trusts it')
     .option('--log-level <level>', 'log level', 'info')
     .action(async (opts: ApiserverOptions) => {
       const port = intFlag('--port', opts.port, 0, 65535);
@@ -65,7 +67,7 @@ export function register(program: Command): void {
       } catch (err) {
         throw usage(err instanceof Error ? err.message : String(err));
       }
-      const server = await startApiServerDouble({ port, historySize, rbac, users, logger });
+      const server = await startApiServerDouble({ port, historySize, rbac, users, logger, tls: opts.https === true });
       if (opts.writeKubeconfig) writeFileSync(opts.writeKubeconfig, server.kubeconfig, { mode: 0o600 });
       process.stdout.write(`${server.url}\n`);
       await new Promise<void>((resolve) => {

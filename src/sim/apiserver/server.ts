@@ -1,6 +1,7 @@
 // The HTTP front of the API server double: routing, authentication, RBAC, fault injection,
 // the REST verbs over the Store, and watch streams.
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
@@ -14,6 +15,7 @@ import { Authorizer, loadRbacDir, type RbacPolicy, type UserInfo } from './rbac.
 import { apiVersionOf, type KObject, type ResourceDef } from './resources.js';
 import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
 import { Store, type Resource } from './store.js';
+import { selfSignedCertificate, type TlsMaterial } from './tls.js';
 import type { ChangeEvent } from './watch.js';
 
 export interface UserSpec {
@@ -39,12 +41,16 @@ export interface ApiServerDoubleOptions {
   seed?: number;
   /** Resource table (default: DEFAULT_RESOURCES). */
   resources?: readonly ResourceDef[];
+  /** Serve HTTPS: `true` makes a self-signed certificate for 127.0.0.1 (needs openssl). */
+  tls?: boolean | TlsMaterial;
   logger?: Logger;
 }
 
 export interface ApiServerDouble {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>`, or `https://…` with `tls`. */
   readonly url: string;
+  /** PEM certificate clients must trust, with `tls`. */
+  readonly caCertificate?: string;
   readonly port: number;
   /** Kubeconfig YAML for the admin user. */
   readonly kubeconfig: string;
@@ -94,8 +100,9 @@ interface Snapshot {
   expires: number;
 }
 
-function kubeconfigYaml(url: string, user: string, token: string): string {
+function kubeconfigYaml(url: string, user: string, token: string, caPem: string | undefined): string {
   // Plain HTTP: client-node 1.4.0 only accepts it with insecure-skip-tls-verify set.
+  const trust = caPem ? `    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}` : '    insecure-skip-tls-verify: true';
   return [
     'apiVersion: v1',
     'kind: Config',
@@ -103,7 +110,7 @@ function kubeconfigYaml(url: string, user: string, token: string): string {
     '- name: apiserver-double',
     '  cluster:',
     `    server: ${url}`,
-    '    insecure-skip-tls-verify: true',
+    trust,
     'users:',
     `- name: ${JSON.stringify(user)}`,
     '  user:',
@@ -172,8 +179,14 @@ export class ApiServer implements ApiServerDouble {
   private readonly watches = new Set<() => void>();
   private readonly snapshots = new Map<string, Snapshot>();
   private portNumber: number;
+  private readonly tls?: TlsMaterial;
 
   constructor(options: ApiServerDoubleOptions = {}) {
+    if (options.tls === true) this.tls = selfSignedCertificate();
+    else if (options.tls) {
+      if (!options.tls.key || !options.tls.cert) throw new Error('tls: needs PEM key and cert');
+      this.tls = options.tls;
+    }
     this.store = new Store({ historySize: options.historySize, resources: options.resources });
     this.faults = new Faults(options.seed ?? 1);
     this.log = options.logger ?? silentLogger;
@@ -198,15 +211,19 @@ export class ApiServer implements ApiServerDouble {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.portNumber}`;
+    return `${this.tls ? 'https' : 'http'}://127.0.0.1:${this.portNumber}`;
+  }
+
+  get caCertificate(): string | undefined {
+    return this.tls?.cert;
   }
 
   get kubeconfig(): string {
-    return kubeconfigYaml(this.url, 'admin', this.adminToken);
+    return kubeconfigYaml(this.url, 'admin', this.adminToken, this.tls?.cert);
   }
 
   kubeconfigFor(user: string): string {
-    for (const [token, info] of this.tokens) if (info.name === user) return kubeconfigYaml(this.url, user, token);
+    for (const [token, info] of this.tokens) if (info.name === user) return kubeconfigYaml(this.url, user, token, this.tls?.cert);
     throw new Error(`kubeconfigFor: no user "${user}" (known: ${[...this.tokens.values()].map((u) => u.name).join(', ')})`);
   }
 
@@ -245,9 +262,10 @@ export class ApiServer implements ApiServerDouble {
 
   async start(): Promise<void> {
     if (this.server) throw new Error('the API server double is already running');
-    const server = http.createServer({ keepAlive: true }, (req, res) => {
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
       void this.handle(req, res);
-    });
+    };
+    const server: http.Server = this.tls ? https.createServer({ key: this.tls.key, cert: this.tls.cert, keepAlive: true }, handler) : http.createServer({ keepAlive: true }, handler);
     server.on('connection', (s: Socket) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
