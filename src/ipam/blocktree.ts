@@ -11,8 +11,48 @@ class TNode {
   full = 0;
   /** Bit i: child i has at least one used unit (full ⊆ any). */
   any = 0;
-  /** Partially used children (level > 0 only). */
-  kids: (TNode | undefined)[] | undefined;
+  /**
+   * Partially used children (the bits of any & ~full), packed in bit order: a fragmented tree
+   * pays only for the children that exist, not for 32 slots per node.
+   */
+  kids: TNode[] | undefined;
+}
+
+function popcnt(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/** Position of child idx in the packed kids array (counts partial children below it). */
+function kidPos(n: TNode, idx: number): number {
+  return popcnt(n.any & ~n.full & ((1 << idx) - 1));
+}
+
+function getKid(n: TNode, idx: number): TNode {
+  return n.kids![kidPos(n, idx)];
+}
+
+function insertKid(n: TNode, idx: number, kid: TNode): void {
+  (n.kids ??= []).splice(kidPos(n, idx), 0, kid);
+}
+
+function removeKid(n: TNode, idx: number): void {
+  n.kids!.splice(kidPos(n, idx), 1);
+  if (n.kids!.length === 0) n.kids = undefined;
+}
+
+/** Drops the partial children under mask m (before their bits become all-full or all-free). */
+function dropKidsIn(n: TNode, m: number): void {
+  const partial = n.any & ~n.full;
+  if ((partial & m) === 0) return;
+  const keep: TNode[] = [];
+  let k = 0;
+  for (let b = partial; b !== 0; b &= b - 1) {
+    if (((b & -b) & m) === 0) keep.push(n.kids![k]);
+    k++;
+  }
+  n.kids = keep.length > 0 ? keep : undefined;
 }
 
 function bitsFrom(i: number): number {
@@ -85,9 +125,9 @@ export class BlockTree {
         const c = size / cs;
         const m = run(c, idx);
         if ((h.full & m) === m) return false;
+        dropKidsIn(h, m);
         h.full |= m;
         h.any |= m;
-        if (h.kids) for (let k = idx; k < idx + c; k++) h.kids[k] = undefined;
         if (h.full === this.fullMask[level]) {
           // The node filled up: walk down from the root so the ancestors fold it into a bit.
           this.hint = undefined;
@@ -111,9 +151,9 @@ export class BlockTree {
       this.hintLevel = level;
       this.hintStart = nodeStart;
       if ((node.full & m) === m) return false;
+      dropKidsIn(node, m);
       node.full |= m;
       node.any |= m;
-      if (node.kids) for (let k = idx; k < idx + size / cs; k++) node.kids[k] = undefined;
       return true;
     }
     const idx = Math.floor(i);
@@ -121,16 +161,16 @@ export class BlockTree {
     if (node.full & bit) return false;
     let kid: TNode | undefined;
     if (node.any & bit) {
-      kid = node.kids![idx]!;
+      kid = getKid(node, idx);
     } else {
       kid = new TNode();
-      (node.kids ??= new Array<TNode | undefined>(32))[idx] = kid;
+      insertKid(node, idx, kid);
       node.any |= bit;
     }
     const changed = this.markIn(kid, level - 1, nodeStart + idx * cs, start, size);
     if (kid.full === this.fullMask[level - 1]) {
+      removeKid(node, idx);
       node.full |= bit;
-      node.kids![idx] = undefined;
     }
     return changed;
   }
@@ -147,9 +187,9 @@ export class BlockTree {
     if (size >= cs) {
       const m = run(size / cs, idx);
       if ((node.any & m) === 0) return false;
+      dropKidsIn(node, m);
       node.full &= ~m;
       node.any &= ~m;
-      if (node.kids) for (let k = idx; k < idx + size / cs; k++) node.kids[k] = undefined;
       return true;
     }
     const bit = 1 << idx;
@@ -160,18 +200,18 @@ export class BlockTree {
       kid = new TNode();
       kid.full = this.fullMask[level - 1];
       kid.any = kid.full;
-      (node.kids ??= new Array<TNode | undefined>(32))[idx] = kid;
+      insertKid(node, idx, kid);
       node.full &= ~bit;
     } else {
-      kid = node.kids![idx]!;
+      kid = getKid(node, idx);
     }
     const changed = this.clearIn(kid, level - 1, nodeStart + idx * cs, start, size);
     if (kid.any === 0) {
+      removeKid(node, idx);
       node.any &= ~bit;
-      node.kids![idx] = undefined;
     } else if (kid.full === this.fullMask[level - 1]) {
+      removeKid(node, idx);
       node.full |= bit;
-      node.kids![idx] = undefined;
     }
     return changed;
   }
@@ -192,7 +232,7 @@ export class BlockTree {
       const bit = 1 << idx;
       if (node.full & bit) return size;
       if (!(node.any & bit)) return 0;
-      node = node.kids![idx]!;
+      node = getKid(node, idx);
       nodeStart += idx * cs;
     }
   }
@@ -202,7 +242,7 @@ export class BlockTree {
     if (node.full & bit) return this.unit[level];
     if (!(node.any & bit)) return 0;
     if (level === 0) return 1;
-    const kid = node.kids![k]!;
+    const kid = getKid(node, k);
     let n = 0;
     for (let j = 0; j < this.fanout[level - 1]; j++) n += this.countChild(kid, level - 1, j);
     return n;
@@ -219,7 +259,7 @@ export class BlockTree {
       const bit = 1 << idx;
       if (node.full & bit) return true;
       if (!(node.any & bit)) return false;
-      node = node.kids![idx]!;
+      node = getKid(node, idx);
       nodeStart += idx * cs;
     }
   }
@@ -238,7 +278,7 @@ export class BlockTree {
       const bit = 1 << idx;
       if (node.full & bit) return true;
       if (!(node.any & bit)) return false;
-      node = node.kids![idx]!;
+      node = getKid(node, idx);
       nodeStart += idx * cs;
     }
   }
@@ -291,7 +331,7 @@ export class BlockTree {
         const s = from <= childStart ? childStart : Math.ceil(from / size) * size;
         if (s + size <= childStart + cs) return s;
       } else {
-        const s = this.findIn(node.kids![idx]!, level - 1, childStart, from, size);
+        const s = this.findIn(getKid(node, idx), level - 1, childStart, from, size);
         if (s >= 0) return s;
       }
       idx++;
@@ -327,7 +367,7 @@ export class BlockTree {
       const a = Math.max(lo, cStart);
       const b = Math.min(hi, cStart + cs);
       if (node.full & bit) n += (b - a) / bs;
-      else n += this.touchedIn(node.kids![k]!, level - 1, cStart, a, b, bs);
+      else n += this.touchedIn(getKid(node, k), level - 1, cStart, a, b, bs);
     }
     return n;
   }
