@@ -339,6 +339,23 @@ describe('watch', () => {
   });
 });
 
+describe('collections', () => {
+  it('deletes a collection by label selector and refuses writes on the all-namespaces path', async () => {
+    const sel = `batch=${t.prefix.slice(0, -1)}`;
+    for (const n of ['c1', 'c2']) {
+      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: `${t.prefix}${n}`, labels: { batch: t.prefix.slice(0, -1) } } } });
+      t.track(`/api/v1/namespaces/default/configmaps/${t.prefix}${n}`);
+    }
+    await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: `${t.prefix}c3` } } });
+    t.track(`/api/v1/namespaces/default/configmaps/${t.prefix}c3`);
+    await core.deleteCollectionNamespacedConfigMap({ namespace: 'default', labelSelector: sel });
+    const left = await core.listNamespacedConfigMap({ namespace: 'default' });
+    expect(left.items.map((c) => c.metadata?.name).filter((n) => /-c\d$/.test(n ?? '') && n?.startsWith(t.prefix))).toEqual([`${t.prefix}c3`]);
+    const post = await rawRequest(t.kc, 'POST', '/api/v1/configmaps', JSON.stringify({ metadata: { name: `${t.prefix}c4`, namespace: 'default' } }));
+    expect(post.status).toBe(405);
+  });
+});
+
 describe('events, leases, servicecidrs', () => {
   it('core/v1 and events.k8s.io/v1 events: create, list by involved object', async () => {
     const node = `${t.prefix}ev`;

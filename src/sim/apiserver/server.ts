@@ -345,6 +345,10 @@ export class ApiServer implements ApiServerDouble {
       }
       const q = url.searchParams;
       const verb = this.verbOf(method, route, q);
+      if ((verb === 'create' || verb === 'deletecollection') && route.resource.namespaced && !route.namespace) {
+        // The all-namespaces path of a namespaced resource only serves list and watch.
+        throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
+      }
       let name = route.name;
       if ((verb === 'list' || verb === 'watch') && !name) {
         // kube-apiserver authorizes a metadata.name field selector as a request for that name.
@@ -410,7 +414,12 @@ export class ApiServer implements ApiServerDouble {
   }
 
   private route(pathname: string): Route | { kind: 'nonresource'; body: object | string | undefined } {
-    const parts = pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+    let parts: string[];
+    try {
+      parts = pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+    } catch {
+      throw badRequest(`malformed URL path "${pathname}"`);
+    }
     const resources = this.store.resources;
     if (parts.length === 0) return { kind: 'nonresource', body: { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version', ...[...new Set(resources.filter((r) => r.group).map((r) => `/apis/${r.group}/${r.version}`))]] } };
     if (['healthz', 'livez', 'readyz'].includes(parts[0])) return { kind: 'nonresource', body: 'ok' };
