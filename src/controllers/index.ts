@@ -1,0 +1,18 @@
+// The controllers: the cloud node controller, the node IPAM loop, and the pure plans they run.
+export { CloudNodeController, CLOUD_NODE_QUEUE, type CloudNodeControllerOptions } from './cloudnode/controller.js';
+export {
+  planInitialization, planAddressRefresh, decideAddresses, initializationPatch, addressesPatch, EventReason, SYNCED_MESSAGE,
+  type InitPlan, type InitWrite, type InitBlocked, type RefreshPlan, type AddressDecision, type MetaSpecPatch, type SkippedLabel,
+} from './cloudnode/plan.js';
+export { NodeIPAMController, NODE_IPAM_QUEUE, IPAMEventReason, type NodeIPAMControllerOptions } from './nodeipam/controller.js';
+export type { PodCIDRClaims, PodCIDRClaimRequest, PodCIDRClaimResult } from './nodeipam/claims.js';
+export { FlagsPoolSource, SERVICE_RANGE_EXCLUSION, type PoolSource, type FlagsSourceInput } from './nodeipam/pool-source.js';
+export { ipamMetricsSink } from './nodeipam/metrics.js';
+export { cloudNodeMetrics, type CloudNodeMetrics } from './metrics.js';
+export { betaToGALabelUpdates, isReservedLabelKey, labelKeyProblem, labelValueProblem, BETA_TO_GA_LABELS } from './labels.js';
+export {
+  UNINITIALIZED_TAINT_KEY, hasUninitializedTaint, taintsWithoutUninitialized, providedNodeIP, nodePodCIDRs, sameAddresses,
+  LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA, LABEL_ZONE, LABEL_ZONE_BETA, LABEL_REGION, LABEL_REGION_BETA,
+  type NodeObject, type Taint,
+} from './node.js';
+export type { NodeCache, NodeHandlers, NodeEventSink, NodeWriter } from './seams.js';
