@@ -14,6 +14,8 @@ export interface NodeEvents extends NodeEventSink {
 export function createNodeEventSink(client: KubeClient, options: { component: string; host?: string; logger?: Logger }): NodeEvents {
   const recorder = new EventRecorder({
     client,
+    // A burst of new nodes emits one Synced event each; keep them rather than dropping at 1,000.
+    maxPending: 20_000,
     component: options.component,
     ...(options.host !== undefined ? { host: options.host } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
