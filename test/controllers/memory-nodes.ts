@@ -41,6 +41,14 @@ export class MemoryNodes implements NodeCache {
     return stored;
   }
 
+  /** Deletes a node, as a watch DELETED event would report it. */
+  remove(name: string): void {
+    const old = this.nodes.get(name);
+    if (!old) return;
+    this.nodes.delete(name);
+    for (const h of this.#handlers) h.delete?.(old);
+  }
+
   get(name: string): NodeObject | undefined {
     return this.nodes.get(name);
   }

@@ -1,0 +1,82 @@
+// The node IPAM loop over an in-memory store: restore, claims, allocation for initialised nodes,
+// CIDRNotAvailable, release on delete.
+import { afterEach, describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
+import { NodeIPAMController } from '../../src/controllers/nodeipam/controller.js';
+import { FlagsPoolSource } from '../../src/controllers/nodeipam/pool-source.js';
+import { nodePodCIDRs } from '../../src/controllers/node.js';
+import { makeNode } from './builders.js';
+import { MemoryEvents, MemoryNodes, until } from './memory-nodes.js';
+
+let controllers: NodeIPAMController[] = [];
+afterEach(async () => {
+  await Promise.all(controllers.map((c) => c.stop()));
+  controllers = [];
+});
+
+function setup(clusterCIDR: string, o: { serviceRange?: string; leaveTainted?: boolean } = {}) {
+  const store = new MemoryNodes();
+  const events = new MemoryEvents();
+  let relists = 0;
+  const registry = new Registry();
+  const controller = new NodeIPAMController({
+    nodes: store, writer: store.writer(), events, registry,
+    sources: [new FlagsPoolSource({ clusterCIDR, nodeCIDRMaskSizeIPv4: 24, ...(o.serviceRange ? { serviceClusterIPRange: o.serviceRange } : {}) })],
+    leaveTaintedNodes: o.leaveTainted ?? true, fenceMs: 0, relist: () => { relists++; return Promise.resolve(); },
+  });
+  controllers.push(controller);
+  return { store, events, controller, registry, relists: () => relists };
+}
+
+describe('NodeIPAMController', () => {
+  it('re-lists, restores existing blocks before handing out new ones, and skips excluded Service ranges', async () => {
+    const { store, controller, relists } = setup('10.0.0.0/22', { serviceRange: '10.0.0.0/24' });
+    store.put(makeNode({ name: 'old', tainted: false, podCIDRs: ['10.0.1.0/24'] }));
+    store.put(makeNode({ name: 'new', tainted: false }));
+    expect(controller.claim({ name: 'x', labels: {} })).toEqual({ kind: 'notReady' });
+    await controller.start();
+    expect(relists()).toBe(1);
+    await until(() => nodePodCIDRs(store.nodes.get('new')!).length > 0);
+    expect(store.nodes.get('new')!.spec?.podCIDRs).toEqual(['10.0.2.0/24']);
+  });
+
+  it('claims are idempotent per node name and come from the same allocator', async () => {
+    const { store, controller } = setup('10.0.0.0/22');
+    await controller.start();
+    const a = controller.claim({ name: 'a', labels: {} });
+    expect(a).toMatchObject({ kind: 'claimed', podCIDRs: ['10.0.0.0/24'] });
+    expect(controller.claim({ name: 'a', labels: {} })).toEqual(a);
+    // The IPAM loop's own allocation for another node never reuses a claimed block.
+    store.put(makeNode({ name: 'b', tainted: false }));
+    await until(() => nodePodCIDRs(store.nodes.get('b')!).length > 0);
+    expect(store.nodes.get('b')!.spec?.podCIDRs).toEqual(['10.0.1.0/24']);
+  });
+
+  it('leaves tainted nodes to the cloud node controller', async () => {
+    const { store, controller } = setup('10.0.0.0/22');
+    await controller.start();
+    store.put(makeNode({ name: 't' }));
+    store.put(makeNode({ name: 'u', tainted: false }));
+    await until(() => nodePodCIDRs(store.nodes.get('u')!).length > 0);
+    expect(nodePodCIDRs(store.nodes.get('t')!)).toEqual([]);
+  });
+
+  it('a full pool: CIDRNotAvailable Warning and retry; a delete frees a block for it', async () => {
+    const { store, events, controller } = setup('10.0.0.0/23');
+    await controller.start();
+    for (const n of ['a', 'b', 'c']) store.put(makeNode({ name: n, tainted: false }));
+    await until(() => events.for('c').length > 0, 5000, 'CIDRNotAvailable');
+    expect(events.for('c')[0]).toMatchObject({ type: 'Warning', reason: 'CIDRNotAvailable' });
+    expect(events.for('c')[0]!.message).toMatch(/no pod CIDR available for node "c"/);
+    const freed = store.nodes.get('a')!.spec!.podCIDRs!;
+    store.remove('a');
+    expect(controller.allocator.nodeAllocation('a')).toBeUndefined();
+    await until(() => nodePodCIDRs(store.nodes.get('c')!).length > 0, 5000, 'c gets the freed block');
+    expect(store.nodes.get('c')!.spec?.podCIDRs).toEqual(freed);
+  });
+
+  it('a bad flag is an error naming it', () => {
+    expect(() => new FlagsPoolSource({ clusterCIDR: '10.0.0.0/16', serviceClusterIPRange: '10.96.0.0/33' })).toThrow(/--service-cluster-ip-range/);
+    expect(() => new FlagsPoolSource({ clusterCIDR: '10.0.0.0/16', nodeCIDRMaskSizeIPv4: 8 })).toThrow(/--node-cidr-mask-size-ipv4: 8/);
+  });
+});
