@@ -21,12 +21,12 @@ afterEach(async () => {
   await api.stop();
 });
 
-function run(cloud: FakeCloudProvider, o: { allowDualStack?: boolean } = {}) {
+function run(cloud: FakeCloudProvider, o: { allowDualStack?: boolean; statusUpdateFrequencyMs?: number } = {}) {
   const conn = connect(api);
   const events = new MemoryEvents();
   const controller = new CloudNodeController({
     nodes: conn.nodes, writer: conn.writer, provider: cloud, events, allowDualStack: o.allowDualStack ?? true,
-    workers: 2, statusUpdateFrequencyMs: 3_600_000,
+    workers: 2, statusUpdateFrequencyMs: o.statusUpdateFrequencyMs ?? 3_600_000,
   });
   conn.watcher.start();
   controller.start();
@@ -132,5 +132,60 @@ describe('cloud node controller through the API double', () => {
     api.closeWatches();
     await until(() => Array.from({ length: 12 }, (_, i) => `n${i}`).every((n) => isInitialised(api, n)), 20_000, 'all nodes');
     for (let i = 0; i < 12; i++) expect(storedNode(api, `n${i}`).status?.addresses?.[0]).toEqual(ip(`10.0.0.${i + 1}`));
+  });
+});
+
+describe('reference node controller scenarios (external provider)', () => {
+  it('keeps an existing providerID, writes instance type, zone, region (GA and beta) and the provider\'s extra labels', async () => {
+    const cloud = new FakeCloudProvider({ instances: {
+      n1: { providerID: 'fake://other', addresses: KEP_IPV4_ONLY, instanceType: 'm5.large', zone: 'z1', region: 'r1', labels: { 'example.com/pool': 'blue', 'kubernetes.io/arch': 'evil', team: 'x' } },
+    } });
+    createNode(api, { name: 'n1', providerID: 'aws:///z1/i-123', labels: { team: 'kubelet' } });
+    run(cloud);
+    await until(() => isInitialised(api, 'n1'));
+    const n = storedNode(api, 'n1');
+    expect(n.spec?.providerID).toBe('aws:///z1/i-123');
+    expect(n.metadata.labels).toEqual({
+      team: 'kubelet',
+      'example.com/pool': 'blue',
+      'node.kubernetes.io/instance-type': 'm5.large', 'beta.kubernetes.io/instance-type': 'm5.large',
+      'topology.kubernetes.io/zone': 'z1', 'failure-domain.beta.kubernetes.io/zone': 'z1',
+      'topology.kubernetes.io/region': 'r1', 'failure-domain.beta.kubernetes.io/region': 'r1',
+    });
+  });
+
+  it('an initialised node gets its beta topology labels copied to GA, without a cloud call', async () => {
+    const cloud = new FakeCloudProvider();
+    createNode(api, { name: 'old', tainted: false, labels: { 'failure-domain.beta.kubernetes.io/region': 'r9', 'topology.kubernetes.io/region': 'stale' } });
+    run(cloud);
+    await until(() => storedNode(api, 'old').metadata.labels?.['topology.kubernetes.io/region'] === 'r9');
+    expect(cloud.callCount()).toBe(0);
+  });
+
+  it('a node deleted while tainted is dropped without retries piling up', async () => {
+    const cloud = new FakeCloudProvider({ instances: { n1: { addresses: KEP_IPV4_ONLY } } });
+    cloud.latencyMs = 100;
+    createNode(api, { name: 'n1' });
+    const { controller } = run(cloud);
+    await until(() => cloud.callCount() > 0);
+    api.store.delete('nodes', 'n1');
+    await until(() => controller.queue.len() === 0 && controller.queue.processingCount() === 0 && controller.queue.delayedCount() === 0, 5000, 'queue drained');
+    expect(api.store.list('nodes')).toEqual([]);
+  });
+
+  it('periodic refresh: addresses follow the cloud, an unsatisfiable annotation warns, the node is never re-tainted', async () => {
+    const cloud = new FakeCloudProvider({ instances: { a: { addresses: [ip('10.0.0.1')] }, b: { addresses: [ip('10.0.0.2')] } } });
+    createNode(api, { name: 'a' });
+    createNode(api, { name: 'b', nodeIP: '10.0.0.2' });
+    const { events } = run(cloud, { statusUpdateFrequencyMs: 150 });
+    await until(() => isInitialised(api, 'a') && isInitialised(api, 'b'));
+    cloud.updateInstance('a', { addresses: [ip('10.0.0.1'), ip('10.0.0.11')] });
+    cloud.updateInstance('b', { addresses: [ip('10.0.0.3')] });
+    await until(() => storedNode(api, 'a').status?.addresses?.length === 3, 5000, 'a refreshed');
+    expect(storedNode(api, 'a').status?.addresses).toEqual([ip('10.0.0.1'), ip('10.0.0.11'), ip('a', 'Hostname')]);
+    await until(() => events.for('b').some((e) => e.type === 'Warning'), 5000, 'b warned');
+    expect(events.for('b').find((e) => e.type === 'Warning')!.message).toMatch(/^addresses not updated: .*10\.0\.0\.2/);
+    expect(storedNode(api, 'b').status?.addresses).toEqual([ip('10.0.0.2'), ip('b', 'Hostname')]);
+    expect(hasUninitializedTaint(storedNode(api, 'b'))).toBe(false);
   });
 });
