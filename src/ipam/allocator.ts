@@ -94,6 +94,13 @@ interface PoolState {
   rank: number;
 }
 
+interface RangeEntry {
+  pool: PoolState;
+  cidr: CIDR;
+  maskSize: number;
+  parent: number;
+}
+
 interface NodeRecord {
   podCIDRs: string[];
   parsed: CIDR[];
@@ -121,6 +128,7 @@ export class PodCIDRAllocator {
   private ordered: PoolState[] | null = null;
   /** Selector pre-filter, rebuilt with `ordered`: pools by index key, and pools always scored. */
   private index: { byKey: Map<string, PoolState[]>; always: PoolState[]; fallback: PoolState[] } | null = null;
+  private ranges: [RangeEntry[], RangeEntry[]] | null = null;
   /** Per set: the other pools' sets whose ranges overlap it. */
   private overlaps: Map<CIDRSet, CIDRSet[]> | null = null;
 
@@ -156,6 +164,7 @@ export class PodCIDRAllocator {
     this.pools.set(spec.name, state);
     this.ordered = null;
     this.overlaps = null;
+    this.ranges = null;
     this.emitUsage(state);
     return 'created';
   }
@@ -175,6 +184,7 @@ export class PodCIDRAllocator {
     this.pools.delete(name);
     this.ordered = null;
     this.overlaps = null;
+    this.ranges = null;
     return true;
   }
 
@@ -272,51 +282,66 @@ export class PodCIDRAllocator {
 
   /** Picks the pool for each existing pod CIDR: one pool holding all of them if possible. */
   private placeExisting(parsed: CIDR[]): { pools: PoolState[] } | { outside: CIDR } {
-    const order = this.staticOrder();
-    const score = (p: PoolState, c: CIDR): number => {
-      const i = p.spec.families.findIndex((f) => cidrContains(f.cidr, c));
-      if (i < 0) return -1;
-      return p.spec.families[i].maskSize === c.prefix ? 1 : 0;
+    // Per CIDR: the pools containing it, and whether its size is the pool's per-node size.
+    const containing = parsed.map((c) => this.poolsContaining(c));
+    for (let i = 0; i < parsed.length; i++) if (containing[i].size === 0) return { outside: parsed[i] };
+    // Prefer more exact mask matches, then not terminating, then the usual pool order.
+    const pick = (cands: Iterable<PoolState>, key: (p: PoolState) => number): PoolState | undefined => {
+      let best: PoolState | undefined;
+      let bestKey = -1;
+      for (const p of cands) {
+        const k = key(p) * 2 + (p.spec.terminating ? 0 : 1);
+        if (k > bestKey || (k === bestKey && best !== undefined && p.rank < best.rank)) {
+          best = p;
+          bestKey = k;
+        }
+      }
+      return best;
     };
-    // Prefer: contains every CIDR, more exact mask matches, not terminating, then the usual order.
-    let best: PoolState | undefined;
-    let bestKey = -1;
-    for (const p of order) {
-      let key = 0;
-      let all = true;
-      for (const c of parsed) {
-        const s = score(p, c);
-        if (s < 0) {
-          all = false;
-          break;
-        }
-        key += s * 2;
-      }
-      if (!all) continue;
-      key += p.spec.terminating ? 0 : 1;
-      if (key > bestKey) {
-        best = p;
-        bestKey = key;
-      }
+    const common = [...containing[0].keys()].filter((p) => containing.every((m) => m.has(p)));
+    const one = pick(common, (p) => containing.reduce((n, m) => n + (m.get(p) ? 1 : 0), 0));
+    if (one) return { pools: parsed.map(() => one) };
+    return { pools: containing.map((m) => pick(m.keys(), (p) => (m.get(p) ? 1 : 0))!) };
+  }
+
+  /** Pools whose range contains `c`, each with "c has the pool's per-node size". */
+  private poolsContaining(c: CIDR): Map<PoolState, boolean> {
+    this.staticOrder(); // ranks
+    const idx = this.rangeIndex()[c.family === 4 ? 0 : 1];
+    const out = new Map<PoolState, boolean>();
+    // Last range starting at or before c; every range containing c is it or one of its ancestors.
+    let lo = 0;
+    let hi = idx.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (idx[mid].cidr.addr <= c.addr) lo = mid + 1;
+      else hi = mid;
     }
-    if (best) return { pools: parsed.map(() => best) };
-    const pools: PoolState[] = [];
-    for (const c of parsed) {
-      let pick: PoolState | undefined;
-      let pickKey = -1;
-      for (const p of order) {
-        const s = score(p, c);
-        if (s < 0) continue;
-        const key = s * 2 + (p.spec.terminating ? 0 : 1);
-        if (key > pickKey) {
-          pick = p;
-          pickKey = key;
-        }
-      }
-      if (!pick) return { outside: c };
-      pools.push(pick);
+    for (let i = lo - 1; i >= 0; i = idx[i].parent) {
+      const e = idx[i];
+      if (cidrContains(e.cidr, c)) out.set(e.pool, e.maskSize === c.prefix || out.get(e.pool) === true);
     }
-    return { pools };
+    return out;
+  }
+
+  // Pool ranges per family in address order, each with the index of its nearest enclosing range
+  // (CIDRs nest or are disjoint, so enclosing ranges form a chain).
+  private rangeIndex(): [RangeEntry[], RangeEntry[]] {
+    if (this.ranges) return this.ranges;
+    const build = (family: 4 | 6): RangeEntry[] => {
+      const list: RangeEntry[] = [];
+      for (const p of this.pools.values()) for (const f of p.spec.families) if (f.family === family) list.push({ pool: p, cidr: f.cidr, maskSize: f.maskSize, parent: -1 });
+      list.sort((a, b) => cmpBig(a.cidr.addr, b.cidr.addr) || a.cidr.prefix - b.cidr.prefix);
+      const stack: number[] = [];
+      list.forEach((e, i) => {
+        while (stack.length > 0 && !cidrContains(list[stack[stack.length - 1]].cidr, e.cidr)) stack.pop();
+        e.parent = stack.length > 0 ? stack[stack.length - 1] : -1;
+        stack.push(i);
+      });
+      return list;
+    };
+    this.ranges = [build(4), build(6)];
+    return this.ranges;
   }
 
   /** The node (other than `self`) holding an address of `c`, if any. */
