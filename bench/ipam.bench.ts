@@ -7,6 +7,7 @@ import os from 'node:os';
 import { CIDRSet } from '../src/ipam/cidrset.js';
 import { PodCIDRAllocator } from '../src/ipam/allocator.js';
 import { parseClusterCIDR } from '../src/ipam/clustercidr.js';
+import { planPodCIDRs } from '../src/ipam/plan.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -46,6 +47,21 @@ function fill(range: string, mask: number, n: number): Outcome {
   let check = 0;
   for (let i = 0; i < n; i++) check += s.allocateNext().length;
   return { ops: n, held: n, keep: s, check };
+}
+
+/** 999 rack pools (half also select a zone) of 32 /24s each, and one fallback pool. */
+function rackPools(): object[] {
+  const pools: object[] = [];
+  for (let i = 0; i < 999; i++) {
+    const matchExpressions = [{ key: 'rack', operator: 'In', values: [`r${i}`] }];
+    if (i % 2 === 0) matchExpressions.push({ key: 'zone', operator: 'In', values: [`z${i % 3}`] });
+    pools.push({
+      metadata: { name: `rack-${i}` },
+      spec: { perNodeHostBits: 8, ipv4: `10.${Math.floor(i / 8)}.${(i % 8) * 32}.0/19`, nodeSelector: { nodeSelectorTerms: [{ matchExpressions }] } },
+    });
+  }
+  pools.push({ metadata: { name: 'fallback' }, spec: { perNodeHostBits: 8, ipv4: '172.16.0.0/12' } });
+  return pools;
 }
 
 const cases: Case[] = [
@@ -91,23 +107,30 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'restore 5,000 nodes over 1,000 pools (planPodCIDRs, all with podCIDRs)',
+    unit: 'node',
+    runs: 3,
+    run: () => {
+      let fallback = 0;
+      const nodes = Array.from({ length: 5_000 }, (_, n) => {
+        const rack = n % 1_100;
+        // Rack r < 999 owns 10.(r/8).((r%8)*32).0/19; racks without a pool sit in 172.16.0.0/12.
+        const cidr = rack < 999 ? `10.${Math.floor(rack / 8)}.${(rack % 8) * 32 + Math.floor(n / 1_100)}.0/24` : `172.${16 + (fallback >> 8)}.${fallback++ & 255}.0/24`;
+        return { metadata: { name: `node-${n}`, labels: { rack: `r${rack}` } }, spec: { podCIDRs: [cidr] } };
+      });
+      const r = planPodCIDRs(rackPools(), nodes);
+      const failed = Object.keys(r.failures).length;
+      if (failed > 0) throw new Error(`restore: ${failed} failures, e.g. ${Object.values(r.failures)[0]}`);
+      return { ops: 5_000, held: 5_000, keep: r, check: Object.keys(r.allocations).length };
+    },
+  },
+  {
     name: '5,000 nodes over 1,000 pools with selectors',
     unit: 'node',
     runs: 3,
     run: () => {
       const a = new PodCIDRAllocator();
-      // 999 pools select a rack (and half of them a zone too); one fallback pool.
-      for (let i = 0; i < 999; i++) {
-        const matchExpressions = [{ key: 'rack', operator: 'In', values: [`r${i}`] }];
-        if (i % 2 === 0) matchExpressions.push({ key: 'zone', operator: 'In', values: [`z${i % 3}`] });
-        a.upsertPool(
-          parseClusterCIDR({
-            metadata: { name: `rack-${i}` },
-            spec: { perNodeHostBits: 8, ipv4: `10.${Math.floor(i / 8)}.${(i % 8) * 32}.0/19`, nodeSelector: { nodeSelectorTerms: [{ matchExpressions }] } },
-          }),
-        );
-      }
-      a.upsertPool(parseClusterCIDR({ metadata: { name: 'fallback' }, spec: { perNodeHostBits: 8, ipv4: '172.16.0.0/12' } }));
+      for (const p of rackPools()) a.upsertPool(parseClusterCIDR(p));
       let check = 0;
       for (let n = 0; n < 5_000; n++) {
         const rack = n % 1_100; // racks ≥ 999 have no pool: they use the fallback
