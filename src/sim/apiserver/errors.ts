@@ -94,7 +94,7 @@ export function expired(message: string): ApiError {
 export interface FieldError {
   field: string;
   /** FieldValueInvalid, FieldValueRequired, FieldValueForbidden, FieldValueNotSupported… */
-  type: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueDuplicate' | 'FieldValueNotSupported';
+  type: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden' | 'FieldValueDuplicate' | 'FieldValueNotSupported' | 'FieldValueTooLong';
   value?: unknown;
   detail: string;
 }
@@ -102,7 +102,9 @@ export interface FieldError {
 function describeFieldError(e: FieldError): string {
   switch (e.type) {
     case 'FieldValueRequired':
-      return `Required value: ${e.detail}`;
+      return e.detail === 'Required value' ? e.detail : `Required value: ${e.detail}`;
+    case 'FieldValueTooLong':
+      return `Too long: ${e.detail}`;
     case 'FieldValueForbidden':
       return `Forbidden: ${e.detail}`;
     case 'FieldValueDuplicate':

@@ -70,33 +70,98 @@ function isCidrOfFamily(value: unknown, family: 'ipv4' | 'ipv6'): boolean {
   }
 }
 
-// The ClusterCIDR CRD schema and its CEL rules, enforced by hand.
+/** The messages of the CEL rules in deploy/base/crd-clustercidrs.yaml, answered word for word. */
+export const CLUSTERCIDR_RULE_MESSAGES = {
+  atLeastOne: 'at least one of ipv4 and ipv6 must be set',
+  ipv4Family: 'ipv4 must be an IPv4 CIDR',
+  ipv6Family: 'ipv6 must be an IPv6 CIDR',
+  hostBitsMin: 'perNodeHostBits must be at least 4',
+  nodeSelectorImmutable: 'nodeSelector is immutable',
+  perNodeHostBitsImmutable: 'perNodeHostBits is immutable',
+  ipv4Immutable: 'ipv4 is immutable',
+  ipv6Immutable: 'ipv6 is immutable',
+} as const;
+
+function jsonType(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+// CEL rule failures show the value as its type name, as kube-apiserver reports them.
+function celError(field: string, value: unknown, message: string): FieldError {
+  return { field, type: 'FieldValueInvalid', value: jsonType(value), detail: message };
+}
+
+function typeError(field: string, value: unknown, want: string): FieldError {
+  return { field, type: 'FieldValueInvalid', value: jsonType(value), detail: `${field} in body must be of type ${want}: "${jsonType(value)}"` };
+}
+
+// The ClusterCIDR CRD (deploy/base/crd-clustercidrs.yaml): its OpenAPI schema and CEL rules,
+// enforced by hand. "" and absent are the same for ipv4 and ipv6.
 function validateClusterCidr(obj: KObject, old: KObject | undefined): FieldError[] {
+  const M = CLUSTERCIDR_RULE_MESSAGES;
   const errs: FieldError[] = [];
   const spec = obj.spec as Record<string, unknown> | undefined;
-  if (spec === undefined || spec === null || typeof spec !== 'object') {
-    return [{ field: 'spec', type: 'FieldValueRequired', detail: 'spec is required' }];
-  }
+  if (spec === undefined || spec === null) return [{ field: 'spec', type: 'FieldValueRequired', detail: 'Required value' }];
+  if (jsonType(spec) !== 'object') return [typeError('spec', spec, 'object')];
   const bits = spec.perNodeHostBits;
-  if (bits === undefined) errs.push({ field: 'spec.perNodeHostBits', type: 'FieldValueRequired', detail: 'spec.perNodeHostBits is required' });
-  else if (typeof bits !== 'number' || !Number.isInteger(bits)) errs.push({ field: 'spec.perNodeHostBits', type: 'FieldValueInvalid', value: bits, detail: 'spec.perNodeHostBits in body must be of type integer' });
-  else if (bits < 4) errs.push({ field: 'spec.perNodeHostBits', type: 'FieldValueInvalid', value: bits, detail: 'spec.perNodeHostBits in body should be greater than or equal to 4' });
-  if (spec.ipv4 === undefined && spec.ipv6 === undefined) {
-    errs.push({ field: 'spec', type: 'FieldValueInvalid', value: 'object', detail: 'at least one of ipv4 or ipv6 must be specified' });
-  }
+  if (bits === undefined || bits === null) errs.push({ field: 'spec.perNodeHostBits', type: 'FieldValueRequired', detail: 'Required value' });
+  else if (jsonType(bits) !== 'integer') errs.push(typeError('spec.perNodeHostBits', bits, 'integer'));
+  else if ((bits as number) > 2147483647 || (bits as number) < -2147483648) errs.push({ field: 'spec.perNodeHostBits', type: 'FieldValueInvalid', value: bits, detail: 'must fit in int32' });
+  else if (!old && (bits as number) < 4) errs.push(celError('spec.perNodeHostBits', bits, M.hostBitsMin));
   for (const family of ['ipv4', 'ipv6'] as const) {
     const v = spec[family];
-    if (v !== undefined && !isCidrOfFamily(v, family)) {
-      errs.push({ field: `spec.${family}`, type: 'FieldValueInvalid', value: v, detail: `must be an ${family === 'ipv4' ? 'IPv4' : 'IPv6'} network in CIDR notation` });
+    const field = `spec.${family}`;
+    if (v === undefined || v === null || v === '') continue;
+    if (typeof v !== 'string') errs.push(typeError(field, v, 'string'));
+    else if (v.length > 64) errs.push({ field, type: 'FieldValueTooLong', value: v, detail: 'may not be more than 64 bytes' });
+    else if (!isCidrOfFamily(v, family)) errs.push(celError(field, v, family === 'ipv4' ? M.ipv4Family : M.ipv6Family));
+  }
+  const sel = spec.nodeSelector;
+  if (sel !== undefined && sel !== null) {
+    const terms = (sel as { nodeSelectorTerms?: unknown }).nodeSelectorTerms;
+    if (jsonType(sel) !== 'object') errs.push(typeError('spec.nodeSelector', sel, 'object'));
+    else if (terms === undefined) errs.push({ field: 'spec.nodeSelector.nodeSelectorTerms', type: 'FieldValueRequired', detail: 'Required value' });
+    else if (!Array.isArray(terms)) errs.push(typeError('spec.nodeSelector.nodeSelectorTerms', terms, 'array'));
+    else {
+      terms.forEach((term, i) => {
+        for (const kind of ['matchExpressions', 'matchFields']) {
+          const reqs = (term as Record<string, unknown> | null)?.[kind];
+          if (reqs === undefined) continue;
+          if (!Array.isArray(reqs)) {
+            errs.push(typeError(`spec.nodeSelector.nodeSelectorTerms[${i}].${kind}`, reqs, 'array'));
+            continue;
+          }
+          reqs.forEach((r, j) => {
+            for (const f of ['key', 'operator']) {
+              if (typeof (r as Record<string, unknown> | null)?.[f] !== 'string') {
+                errs.push({ field: `spec.nodeSelector.nodeSelectorTerms[${i}].${kind}[${j}].${f}`, type: 'FieldValueRequired', detail: 'Required value' });
+              }
+            }
+          });
+        }
+      });
     }
   }
+  const present = (v: unknown): boolean => v !== undefined && v !== null && v !== '';
+  if (!present(spec.ipv4) && !present(spec.ipv6)) errs.push(celError('spec', spec, M.atLeastOne));
   if (old) {
     const oldSpec = (old.spec ?? {}) as Record<string, unknown>;
-    for (const f of ['nodeSelector', 'perNodeHostBits', 'ipv4', 'ipv6']) {
-      if (JSON.stringify(spec[f]) !== JSON.stringify(oldSpec[f])) {
-        errs.push({ field: `spec.${f}`, type: 'FieldValueInvalid', value: spec[f] ?? null, detail: 'Value is immutable' });
-      }
-    }
+    const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+    // Field-level transition rules run only when the field exists before and after.
+    const fieldRule = (f: string, message: string): void => {
+      if (spec[f] !== undefined && oldSpec[f] !== undefined && !same(spec[f], oldSpec[f])) errs.push(celError(`spec.${f}`, spec[f], message));
+    };
+    fieldRule('nodeSelector', M.nodeSelectorImmutable);
+    fieldRule('perNodeHostBits', M.perNodeHostBitsImmutable);
+    fieldRule('ipv4', M.ipv4Immutable);
+    fieldRule('ipv6', M.ipv6Immutable);
+    // spec-level rules also catch a field being added or removed.
+    if ((spec.ipv4 ?? '') !== (oldSpec.ipv4 ?? '')) errs.push(celError('spec', spec, M.ipv4Immutable));
+    if ((spec.ipv6 ?? '') !== (oldSpec.ipv6 ?? '')) errs.push(celError('spec', spec, M.ipv6Immutable));
+    if ((spec.nodeSelector !== undefined) !== (oldSpec.nodeSelector !== undefined)) errs.push(celError('spec', spec, M.nodeSelectorImmutable));
   }
   return errs;
 }
