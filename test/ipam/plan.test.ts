@@ -56,6 +56,18 @@ describe('planPodCIDRs', () => {
     expect(r.pools[0].name).toMatch(/^created-from-flags-[0-9a-f]{10}$/);
   });
 
+  it('a ClusterCIDR already mirroring the flags pool takes its place', () => {
+    const mirror = cc('created-from-flags-24c6532bed', { perNodeHostBits: 8, ipv4: '10.244.0.0/16' });
+    const r = planPodCIDRs([mirror], [node('y')], { flags: { clusterCIDR: '10.244.0.0/16' } });
+    expect(r.pools.map((p) => p.name)).toEqual([mirror.metadata.name]);
+  });
+
+  it('restores a dual-stack node whose families live in different pools', () => {
+    const r = planPodCIDRs([cc('v4', { perNodeHostBits: 8, ipv4: '10.0.0.0/16' }), cc('v6', { perNodeHostBits: 8, ipv6: 'fd00::/112' })], [node('d', {}, ['10.0.3.0/24', 'fd00::300/120'])]);
+    expect(r.failures).toEqual({});
+    expect(r.decisions.d.pool).toBe('v4,v6');
+  });
+
   it.each([
     [[cc('p', { perNodeHostBits: 8, ipv4: '10.0.0.0/16' }), cc('p', { perNodeHostBits: 8, ipv4: '10.1.0.0/16' })], [], 'ClusterCIDR "p": metadata.name: duplicate name'],
     [[], [node('a'), node('a')], 'Node "a": metadata.name: duplicate name'],
