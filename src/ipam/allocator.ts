@@ -240,6 +240,7 @@ export class PodCIDRAllocator {
    * replaces the node's previous blocks.
    */
   occupyNode(nodeName: string, podCIDRs: readonly string[]): OccupyResult {
+    if (podCIDRs.length === 0) return { ok: false, reason: 'invalid-cidr', podCIDR: '', message: `node "${nodeName}": spec.podCIDRs is empty: nothing to restore` };
     const parsed: CIDR[] = [];
     for (const t of podCIDRs) {
       try {

@@ -113,6 +113,7 @@ describe('restore, overlap and exclusions', () => {
     });
     expect(a.occupyNode('n3', ['172.16.0.0/24'])).toMatchObject({ ok: false, reason: 'outside-every-pool', message: 'node "n3": pod CIDR 172.16.0.0/24 lies outside every pool' });
     expect(a.occupyNode('n4', ['10.0.0.0/33'])).toMatchObject({ ok: false, reason: 'invalid-cidr' });
+    expect(a.occupyNode('n4', [])).toMatchObject({ ok: false, reason: 'invalid-cidr', message: 'node "n4": spec.podCIDRs is empty: nothing to restore' });
     // A restored block is not handed out again.
     expect(a.allocateNode({ name: 'n5' }).podCIDRs).toEqual(['10.0.0.0/24']);
     expect(a.allocateNode({ name: 'n6' }).podCIDRs).toEqual(['10.0.2.0/24']);
