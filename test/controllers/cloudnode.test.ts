@@ -111,6 +111,24 @@ describe('CloudNodeController', () => {
     expect(store.nodes.get('n1')!.spec?.taints).toEqual([{ key: 'example.com/maintenance', effect: 'NoSchedule' }]);
   });
 
+  it('a kubelet restart with a new node IP between read and write: the addresses follow the new annotation', async () => {
+    const { store, cloud, controller } = setup();
+    cloud.setInstance('n1', { addresses: KEP_DUAL_STACK });
+    store.put(makeNode({ name: 'n1', nodeIP: '1.2.3.4' }));
+    let changed = false;
+    store.beforeWrite = (w) => {
+      if (w.kind === 'status' && !changed) {
+        changed = true;
+        const n = structuredClone(store.nodes.get('n1')!);
+        n.metadata.annotations!['alpha.kubernetes.io/provided-node-ip'] = 'abcd::5678';
+        store.put(n);
+      }
+    };
+    controller.start();
+    await until(initialised(store, 'n1'));
+    expect(store.nodes.get('n1')!.status?.addresses).toEqual([ip('abcd::5678'), ip('n1', 'Hostname')]);
+  });
+
   it('puts the claimed pod CIDRs in the write that removes the taint, chosen against the new labels', async () => {
     const requests: Array<{ name: string; labels: Record<string, string> }> = [];
     const claims: PodCIDRClaims = {

@@ -216,7 +216,8 @@ export class CloudNodeController {
         // (1) Addresses first, so the node is never schedulable without them.
         if (plan.addresses && !statusWritten) {
           statusWritten = true;
-          current = await this.#o.writer.patchStatus(name, addressesPatch(plan.addresses));
+          // Guarded too: the addresses were chosen by the annotation of this very version.
+          current = await this.#o.writer.patchStatus(name, addressesPatch(plan.addresses, current.metadata.resourceVersion));
           this.#metrics?.nodeWrites.inc({ kind: 'status', result: 'success' });
           // The status write moved the resourceVersion: plan the second write on what it returned.
           continue;
@@ -241,7 +242,9 @@ export class CloudNodeController {
           this.#o.events.emit(current, 'Warning', EventReason.UpdateFailed, `failed to initialise node: ${(error as Error).message}`);
           return { ok: false, error };
         }
-        // The node changed since it was read: read it again and re-plan; never a lost update.
+        // The node changed since it was read: read it again and re-plan (addresses included);
+        // never a lost update. Bounded by conflictRetries.
+        statusWritten = false;
         try {
           current = await this.#o.writer.get(name);
         } catch (readError) {

@@ -160,9 +160,13 @@ export function planAddressRefresh(node: NodeObject, metadata: InstanceMetadata,
   }
 }
 
-/** JSON merge patch for node/status that replaces the whole address list. */
-export function addressesPatch(addresses: readonly NodeAddress[]): { status: { addresses: NodeAddress[] } } {
-  return { status: { addresses: addresses.map((a) => ({ type: a.type, address: a.address })) } };
+/**
+ * JSON merge patch for node/status that replaces the whole address list. With a resourceVersion
+ * the write applies only to the node it was planned from (the annotation it read still holds).
+ */
+export function addressesPatch(addresses: readonly NodeAddress[], resourceVersion?: string): { metadata?: { resourceVersion: string }; status: { addresses: NodeAddress[] } } {
+  const body = { status: { addresses: addresses.map((a) => ({ type: a.type, address: a.address })) } };
+  return resourceVersion ? { metadata: { resourceVersion }, ...body } : body;
 }
 
 export interface MetaSpecPatch {
