@@ -106,6 +106,26 @@ describe('create, get, update', () => {
   });
 });
 
+describe('Node validation', () => {
+  it('fixes podCIDRs and providerID once set, derives podCIDR, and checks CIDRs and taints', async () => {
+    const name = `${t.prefix}valid`;
+    await createNode(name);
+    const set = await core.patchNode({ name, body: { spec: { podCIDRs: ['10.20.0.0/24'], providerID: 'static://a' } } }, merge);
+    expect([set.spec?.podCIDR, set.spec?.podCIDRs, set.spec?.providerID]).toEqual(['10.20.0.0/24', ['10.20.0.0/24'], 'static://a']);
+    const cidrChange = await expectStatus(core.patchNode({ name, body: { spec: { podCIDRs: ['10.20.1.0/24'] } } }, merge), 422, 'Invalid');
+    expect(cidrChange.details?.causes).toContainEqual(expect.objectContaining({ field: 'spec.podCIDRs' }));
+    const idChange = await expectStatus(core.patchNode({ name, body: { spec: { providerID: 'static://b' } } }, merge), 422, 'Invalid');
+    expect(idChange.details?.causes).toContainEqual(expect.objectContaining({ field: 'spec.providerID' }));
+    const other = `${t.prefix}valid2`;
+    await createNode(other);
+    await expectStatus(core.patchNode({ name: other, body: { spec: { podCIDRs: ['10.0.0.0/24', '10.0.1.0/24'] } } }, merge), 422, 'Invalid');
+    await expectStatus(core.patchNode({ name: other, body: { spec: { podCIDRs: ['not-a-cidr'] } } }, merge), 422, 'Invalid');
+    const taint = await expectStatus(core.patchNode({ name: other, body: { spec: { taints: [{ key: 'a', effect: 'Sometimes' }] } } }, merge), 422, 'Invalid');
+    expect(taint.details?.causes).toContainEqual(expect.objectContaining({ field: 'spec.taints[0].effect' }));
+    await expectStatus(core.patchNode({ name: other, body: { spec: { taints: [{ key: 'a', effect: 'NoSchedule' }, { key: 'a', effect: 'NoSchedule' }] } } }, merge), 422, 'Invalid');
+  });
+});
+
 describe('delete with finalizers', () => {
   it('marks deletionTimestamp, keeps the object until the last finalizer goes, then removes it', async () => {
     const name = `${t.prefix}fin`;
@@ -181,9 +201,11 @@ describe('patch', () => {
       strategic,
     );
     expect(ordered.status?.addresses?.map((a) => a.type)).toEqual(['Hostname', 'InternalIP', 'InternalIP']);
-    const cidrs = await core.patchNode({ name, body: { spec: { podCIDR: '10.9.0.0/24', podCIDRs: ['10.9.0.0/24'] } } }, strategic);
-    const cidrs2 = await core.patchNode({ name, body: { spec: { podCIDRs: ['fd00:9::/64'] } } }, strategic);
-    expect([cidrs.spec?.podCIDRs, cidrs2.spec?.podCIDRs]).toEqual([['10.9.0.0/24'], ['10.9.0.0/24', 'fd00:9::/64']]);
+    const cidrs = await core.patchNode({ name, body: { spec: { podCIDRs: ['10.9.0.0/24', 'fd00:9::/64'] } } }, strategic);
+    expect([cidrs.spec?.podCIDR, cidrs.spec?.podCIDRs]).toEqual(['10.9.0.0/24', ['10.9.0.0/24', 'fd00:9::/64']]);
+    // podCIDRs merge as a set: sending one that is already there changes nothing.
+    const same = await core.patchNode({ name, body: { spec: { podCIDRs: ['fd00:9::/64'] } } }, strategic);
+    expect([same.spec?.podCIDRs, same.metadata?.resourceVersion]).toEqual([['10.9.0.0/24', 'fd00:9::/64'], cidrs.metadata?.resourceVersion]);
     // core/v1 declares no patch strategy for spec.taints: the list in the patch replaces it.
     const tainted = await core.patchNode({ name, body: { spec: { taints: [{ key: 'e2e.node-address-ccm.io/other', effect: 'NoSchedule' }] } } }, strategic);
     expect(tainted.spec?.taints?.map((x) => x.key)).toEqual(['e2e.node-address-ccm.io/other']);

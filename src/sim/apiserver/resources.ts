@@ -53,6 +53,8 @@ export interface ResourceDef {
   validate?: (obj: KObject, old: KObject | undefined) => FieldError[];
   /** Another resource stored together with this one: every write shows up there, converted. */
   mirror?: { resource: string; convert: (obj: KObject) => KObject };
+  /** Normalises every create and main-resource update (e.g. podCIDR from podCIDRs). May mutate. */
+  prepare?: (obj: KObject) => void;
   /** Fills defaults on create, as kube-apiserver's defaulting and PrepareForCreate do. */
   defaults?: (obj: KObject) => void;
 }
@@ -166,6 +168,61 @@ function validateClusterCidr(obj: KObject, old: KObject | undefined): FieldError
   return errs;
 }
 
+const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+
+// v1 Nodes carry podCIDR and podCIDRs; kube-apiserver stores podCIDRs and derives podCIDR.
+function prepareNode(obj: KObject): void {
+  const spec = obj.spec as { podCIDR?: string; podCIDRs?: string[] } | undefined;
+  if (!spec || typeof spec !== 'object') return;
+  if ((!spec.podCIDRs || spec.podCIDRs.length === 0) && spec.podCIDR) spec.podCIDRs = [spec.podCIDR];
+  if (Array.isArray(spec.podCIDRs) && spec.podCIDRs.length > 0) spec.podCIDR = spec.podCIDRs[0];
+}
+
+// The parts of kube-apiserver's Node validation a cloud controller manager meets: pod CIDRs,
+// providerID and taints.
+function validateNode(obj: KObject, old: KObject | undefined): FieldError[] {
+  const errs: FieldError[] = [];
+  const spec = (obj.spec ?? {}) as { podCIDRs?: unknown; providerID?: unknown; taints?: unknown };
+  const cidrs = spec.podCIDRs;
+  if (cidrs !== undefined && cidrs !== null) {
+    if (!Array.isArray(cidrs)) errs.push({ field: 'spec.podCIDRs', type: 'FieldValueInvalid', value: cidrs, detail: 'must be a list of CIDRs' });
+    else {
+      if (cidrs.length > 2) errs.push({ field: 'spec.podCIDRs', type: 'FieldValueInvalid', value: cidrs, detail: 'must have at most 2 items' });
+      const families: string[] = [];
+      cidrs.forEach((c, i) => {
+        try {
+          families.push(ipaddr.parseCIDR(String(c))[0].kind());
+        } catch {
+          errs.push({ field: `spec.podCIDRs[${i}]`, type: 'FieldValueInvalid', value: c, detail: 'must be a valid CIDR, e.g. 10.244.1.0/24 or fd00:10:244:1::/64' });
+        }
+      });
+      if (families.length === 2 && families[0] === families[1]) errs.push({ field: 'spec.podCIDRs', type: 'FieldValueInvalid', value: cidrs, detail: 'may specify no more than one CIDR for each IP family' });
+    }
+  }
+  if (Array.isArray(spec.taints)) {
+    const seen = new Set<string>();
+    spec.taints.forEach((t: { key?: unknown; effect?: unknown }, i) => {
+      if (typeof t?.key !== 'string' || !QUALIFIED_NAME.test(t.key)) errs.push({ field: `spec.taints[${i}].key`, type: 'FieldValueInvalid', value: t?.key ?? '', detail: 'must be a qualified name' });
+      if (!TAINT_EFFECTS.includes(String(t?.effect))) errs.push({ field: `spec.taints[${i}].effect`, type: 'FieldValueNotSupported', value: t?.effect ?? '', detail: `supported values: ${TAINT_EFFECTS.map((e) => `"${e}"`).join(', ')}` });
+      const id = `${String(t?.key)}:${String(t?.effect)}`;
+      if (seen.has(id)) errs.push({ field: `spec.taints[${i}]`, type: 'FieldValueDuplicate', value: t, detail: 'taints must be unique by key and effect pair' });
+      seen.add(id);
+    });
+  }
+  if (old) {
+    const oldSpec = (old.spec ?? {}) as { podCIDRs?: string[]; providerID?: string };
+    // Once assigned, pod CIDRs and providerID are fixed for the life of the Node.
+    if ((oldSpec.podCIDRs ?? []).length > 0 && JSON.stringify(oldSpec.podCIDRs) !== JSON.stringify(spec.podCIDRs ?? [])) {
+      errs.push({ field: 'spec.podCIDRs', type: 'FieldValueForbidden', detail: 'node updates may not change podCIDR except from "" to valid' });
+    }
+    if (oldSpec.providerID && spec.providerID !== oldSpec.providerID) {
+      errs.push({ field: 'spec.providerID', type: 'FieldValueForbidden', detail: 'node updates may not change providerID except from "" to valid' });
+    }
+  }
+  return errs;
+}
+
 function validateServiceCidr(obj: KObject): FieldError[] {
   const cidrs = (obj.spec as { cidrs?: unknown } | undefined)?.cidrs;
   if (cidrs === undefined) return [];
@@ -242,6 +299,8 @@ export const DEFAULT_RESOURCES: readonly ResourceDef[] = [
     keepStatusOnCreate: true,
     shortNames: ['no'],
     fieldSelectors: ['spec.unschedulable'],
+    prepare: prepareNode,
+    validate: validateNode,
     // Struct tags of core/v1 NodeSpec and NodeStatus. spec.taints carries no patch strategy
     // upstream: a strategic merge patch replaces the whole list.
     smp: {

@@ -286,6 +286,7 @@ export class Store {
     if (t.items.has(keyOf(ns, meta.name))) throw alreadyExists(r.group, r.plural, meta.name);
     if (r.status && !r.keepStatusOnCreate) delete obj.status;
     r.defaults?.(obj);
+    r.prepare?.(obj);
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     this.check(r, obj, undefined);
@@ -376,6 +377,7 @@ export class Store {
     else delete nm.generation;
     if (nm.finalizers && nm.finalizers.length === 0) delete nm.finalizers;
     nm.resourceVersion = oldMeta.resourceVersion;
+    if (options.subresource !== 'status') r.prepare?.(next);
     this.check(r, next, old);
     // A write that changes nothing is not a write: no new resourceVersion, no event.
     if (canonical(next) === this.canonicalOf(old)) return old;
