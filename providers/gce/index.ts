@@ -11,8 +11,8 @@ export { parseGceProviderID, formatGceProviderID, gceInstanceNameForNode, gceReg
 export type { GceProviderID } from './provider-id.js';
 export { parseGceConfig, parseIni } from './config.js';
 export type { GceConfig } from './config.js';
-export { GceProvider, GCE_PAGE_SIZE } from './provider.js';
-export type { GceInstanceSource, ListedInstance } from './provider.js';
+export { GceProvider, GCE_PAGE_SIZE, GCE_LISTING_MAX_AGE_MS } from './provider.js';
+export type { GceInstanceSource, ListedInstance, GceProviderOptions } from './provider.js';
 export { ComputeInstanceSource, createInstancesClient } from './client.js';
 
 /** Builds the gce provider from --cloud-config (gce.conf INI). */
@@ -26,5 +26,5 @@ export async function createGceProvider(options: ProviderOptions, client: GceCli
     throw new Error(`${options.cloudConfig}: ${(err as Error).message}`, { cause: err });
   }
   const instances = await createInstancesClient(config, client);
-  return new GceProvider(config, new ComputeInstanceSource(instances, config, options.logger), options.logger);
+  return new GceProvider(config, new ComputeInstanceSource(instances, config, options.logger), { logger: options.logger });
 }

@@ -28,6 +28,20 @@ export interface GceInstanceSource {
 // States in which the VM exists but does not run; STOPPING/SUSPENDING are still on the way.
 const SHUTDOWN_STATES = new Set(['TERMINATED', 'STOPPED', 'SUSPENDED']);
 
+/**
+ * How long one listing answers later calls. The controllers ask in batches (≤ 500 nodes each), so
+ * without reuse every batch of a resync would list the whole project again.
+ */
+export const GCE_LISTING_MAX_AGE_MS = 20_000;
+
+export interface GceProviderOptions {
+  logger?: ProviderLogger;
+  /** Reuse a listing for calls starting within this many ms of it; 0 = list on every call. */
+  listingMaxAgeMs?: number;
+  /** Clock in ms, for tests. */
+  now?: () => number;
+}
+
 interface Snapshot {
   byKey: Map<string, ListedInstance>;
   byName: Map<string, ListedInstance[]>;
@@ -40,14 +54,42 @@ type Resolution = { kind: 'found'; hit: ListedInstance } | Miss;
 const fail = (message: string): Miss => ({ kind: 'error', error: new Error(message), retryable: true });
 const missing = (reason: string): Miss => ({ kind: 'notFound', reason });
 
+function raceSignal<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
 export class GceProvider implements CloudProvider {
   readonly name = 'gce';
+  private readonly logger?: ProviderLogger;
+  private readonly maxAgeMs: number;
+  private readonly now: () => number;
+  /** The latest listing, shared by concurrent calls; a failed one is dropped. */
+  private listing?: { startedAt: number; promise: Promise<Snapshot> };
 
   constructor(
     private readonly config: GceConfig,
     private readonly source: GceInstanceSource,
-    private readonly logger?: ProviderLogger,
-  ) {}
+    options: GceProviderOptions = {},
+  ) {
+    this.logger = options.logger;
+    this.maxAgeMs = options.listingMaxAgeMs ?? GCE_LISTING_MAX_AGE_MS;
+    this.now = options.now ?? Date.now;
+  }
 
   async instancesMetadata(nodes: readonly NodeRef[], signal?: AbortSignal): Promise<Map<string, InstanceResult<InstanceMetadata>>> {
     return this.answer(nodes, signal, ({ zone, instance }) => {
@@ -85,18 +127,36 @@ export class GceProvider implements CloudProvider {
   ): Promise<Map<string, InstanceResult<T>>> {
     const out = new Map<string, InstanceResult<T>>();
     if (nodes.length === 0) return out;
-    let snapshot: Snapshot;
-    try {
-      snapshot = await this.snapshot(signal);
-    } catch (err) {
+    signal?.throwIfAborted();
+    const callStart = this.now();
+    const failAll = (list: readonly NodeRef[], err: unknown) => {
       signal?.throwIfAborted();
       this.logger?.warn({ err: (err as Error).message, project: this.config.project }, 'gce: listing instances failed');
-      const wrapped = new Error(`gce: listing instances of project ${this.config.project} failed: ${(err as Error).message}`);
-      for (const node of nodes) out.set(node.name, retryableError(wrapped));
+      const wrapped = new Error(`gce: listing instances of project ${this.config.project} failed: ${(err as Error).message}`, { cause: err });
+      for (const node of list) out.set(node.name, retryableError(wrapped));
+    };
+    let listed: { snapshot: Snapshot; startedAt: number };
+    try {
+      listed = await this.snapshot(callStart, false, signal);
+    } catch (err) {
+      failAll(nodes, err);
       return out;
     }
+    const resolved = new Map(nodes.map((n) => [n.name, this.resolve(n, listed.snapshot)]));
+    // "Not found" only ever comes from a listing made after the question was asked: a reused
+    // listing may predate a new instance, and a missing node may get deleted on that answer.
+    const misses = nodes.filter((n) => resolved.get(n.name)!.kind === 'notFound');
+    if (misses.length > 0 && listed.startedAt < callStart) {
+      try {
+        const fresh = await this.snapshot(callStart, true, signal);
+        for (const n of misses) resolved.set(n.name, this.resolve(n, fresh.snapshot));
+      } catch (err) {
+        failAll(misses, err);
+      }
+    }
     for (const node of nodes) {
-      const r = this.resolve(node, snapshot);
+      if (out.has(node.name)) continue;
+      const r = resolved.get(node.name)!;
       if (r.kind !== 'found') {
         out.set(node.name, r.kind === 'notFound' && onMissing ? onMissing(r.reason ?? '') : r);
         continue;
@@ -110,8 +170,23 @@ export class GceProvider implements CloudProvider {
     return out;
   }
 
-  private async snapshot(signal?: AbortSignal): Promise<Snapshot> {
-    const { instances, unreachableZones } = await this.source.list(signal);
+  /** A listing started within the max age (or, if `fresh`, at or after `callStart`), else a new one. */
+  private async snapshot(callStart: number, fresh: boolean, signal?: AbortSignal): Promise<{ snapshot: Snapshot; startedAt: number }> {
+    let current = this.listing;
+    const usable = current && (fresh ? current.startedAt >= callStart : this.now() - current.startedAt <= this.maxAgeMs);
+    if (!current || !usable) {
+      // Not tied to one caller's signal: other calls may be waiting on the same listing.
+      const started = { startedAt: this.now(), promise: this.source.list().then((l) => this.index(l)) };
+      this.listing = started;
+      started.promise.catch(() => {
+        if (this.listing === started) this.listing = undefined;
+      });
+      current = started;
+    }
+    return { snapshot: await raceSignal(current.promise, signal), startedAt: current.startedAt };
+  }
+
+  private index({ instances, unreachableZones }: { instances: ListedInstance[]; unreachableZones: Set<string> }): Snapshot {
     const byKey = new Map<string, ListedInstance>();
     const byName = new Map<string, ListedInstance[]>();
     for (const hit of instances) {

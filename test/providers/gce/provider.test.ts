@@ -3,10 +3,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GceEmulator, staticTokenAuthClient, type EmulatedInstance } from '../../emulators/gce/server.js';
-import { ComputeInstanceSource, createGceProvider, createInstancesClient, GceProvider, type GceConfig } from '../../../providers/gce/index.js';
-import type { CloudProvider, NodeRef } from '../../../providers/types.js';
+import { ComputeInstanceSource, createGceProvider, createInstancesClient, GceProvider, GCE_LISTING_MAX_AGE_MS, type GceConfig, type GceProviderOptions } from '../../../providers/gce/index.js';
+import type { CloudProvider, InstanceResult, NodeRef } from '../../../providers/types.js';
 
 const PROJECT = 'e2e-proj';
+
+function summarise<T>(m: Map<string, InstanceResult<T>>): Record<string, unknown> {
+  return Object.fromEntries([...m].map(([k, v]) => [k, v.kind === 'found' ? v.value : v.kind]));
+}
 
 function vm(name: string, n: number, extra: Partial<EmulatedInstance> = {}): EmulatedInstance {
   return {
@@ -25,11 +29,12 @@ function vm(name: string, n: number, extra: Partial<EmulatedInstance> = {}): Emu
   };
 }
 
-async function provider(emu: GceEmulator, config: Partial<GceConfig> = {}): Promise<GceProvider> {
+// Listing reuse is off unless a test turns it on, so each call sees the emulator's current state.
+async function provider(emu: GceEmulator, config: Partial<GceConfig> = {}, options: GceProviderOptions = { listingMaxAgeMs: 0 }): Promise<GceProvider> {
   const full: GceConfig = { project: PROJECT, zones: [], apiEndpoint: emu.url, stackType: 'IPV4_IPV6', ...config };
   const client = await createInstancesClient(full, { authClient: staticTokenAuthClient() });
   // A short call budget so persistent failures give up fast.
-  return new GceProvider(full, new ComputeInstanceSource(client, full, undefined, 1_000));
+  return new GceProvider(full, new ComputeInstanceSource(client, full, undefined, 1_000), options);
 }
 
 describe('gce provider against the compute v1 emulator', () => {
@@ -182,6 +187,51 @@ describe('gce provider against the compute v1 emulator', () => {
     }
   });
 
+  it('calls within the listing max age share one listing; a node missing from it is looked up afresh', async () => {
+    let clock = 1_000_000;
+    const cached = await provider(emu, {}, { now: () => clock });
+    try {
+      expect((await cached.instancesMetadata([{ name: 'a-1' }])).get('a-1')?.kind).toBe('found');
+      clock += 1_000;
+      expect(summarise(await cached.instancesExist([{ name: 'a-2' }, { name: 'b-1' }]))).toEqual({ 'a-2': true, 'b-1': true });
+      expect(summarise(await cached.instancesShutdown([{ name: 'b-1' }]))).toEqual({ 'b-1': true });
+      expect(emu.count('aggregatedList')).toBe(1);
+
+      // An instance created after the listing: never reported missing from the old listing.
+      emu.addInstance(PROJECT, 'us-central1-b', vm('new-1', 7));
+      clock += 1_000;
+      expect(summarise(await cached.instancesExist([{ name: 'a-1' }, { name: 'new-1' }]))).toEqual({ 'a-1': true, 'new-1': true });
+      expect(emu.count('aggregatedList')).toBe(2);
+
+      // A deletion shows once the listing is older than the max age (the accepted staleness).
+      emu.removeInstance(PROJECT, 'us-central1-a', 'a-2');
+      expect(summarise(await cached.instancesExist([{ name: 'a-2' }]))).toEqual({ 'a-2': true });
+      clock += GCE_LISTING_MAX_AGE_MS + 1;
+      expect(summarise(await cached.instancesExist([{ name: 'a-2' }]))).toEqual({ 'a-2': false });
+      expect(emu.count('aggregatedList')).toBe(3);
+
+      // Concurrent calls wait on one listing.
+      clock += GCE_LISTING_MAX_AGE_MS + 1;
+      await Promise.all([cached.instancesMetadata([{ name: 'a-1' }]), cached.instancesExist([{ name: 'b-1' }]), cached.instancesShutdown([{ name: 'a-1' }])]);
+      expect(emu.count('aggregatedList')).toBe(4);
+    } finally {
+      emu.removeInstance(PROJECT, 'us-central1-b', 'new-1');
+      await cached.close();
+    }
+  });
+
+  it('a failed listing is not reused', async () => {
+    const cached = await provider(emu, {}, {});
+    try {
+      emu.failNext({ status: 403, message: 'denied' });
+      expect((await cached.instancesExist([{ name: 'a-1' }])).get('a-1')?.kind).toBe('error');
+      expect(summarise(await cached.instancesExist([{ name: 'a-1' }]))).toEqual({ 'a-1': true });
+      expect(emu.count('aggregatedList')).toBe(2);
+    } finally {
+      await cached.close();
+    }
+  });
+
   it('IPV4 stack: no IPv6 addresses or ranges', async () => {
     const v4 = await provider(emu, { stackType: 'IPV4' });
     try {
@@ -231,5 +281,21 @@ describe('gce provider paging at scale', () => {
     // Every page after the first continues from the token the previous one returned.
     expect(pages.slice(1).every((p) => typeof p.query.pageToken === 'string')).toBe(true);
     expect(emu.count('get')).toBe(0);
+  });
+
+  it('the same resync asked in batches of 500, as the controller asks, still costs 10 pages', async () => {
+    emu.requests.length = 0;
+    const fresh = await createGceProvider({ cloudConfig: path.join(dir, 'gce.conf') }, { authClient: staticTokenAuthClient() });
+    try {
+      for (let b = 0; b < N; b += 500) {
+        const batch = Array.from({ length: 500 }, (_, i) => ({ name: `node-${String(b + i).padStart(4, '0')}` }));
+        const res = await fresh.instancesMetadata(batch);
+        expect([...res.values()].every((r) => r.kind === 'found')).toBe(true);
+      }
+      expect(emu.count('aggregatedList')).toBe(Math.ceil(N / 500));
+      expect(emu.count('get')).toBe(0);
+    } finally {
+      await fresh.close?.();
+    }
   });
 });
