@@ -176,6 +176,12 @@ export class GceEmulator {
       const scoped = (items[`zones/${zone}`] ??= { instances: [] }) as { instances: EmulatedInstance[] };
       scoped.instances.push(inst);
     }
+    // Like the API, every known zone appears on every page; one without instances here says so.
+    for (const z of zoneNames) {
+      items[`zones/${z}`] ??= {
+        warning: { code: 'NO_RESULTS_ON_PAGE', message: 'There are no results for scope \'zones/' + z + '\' on this page.', data: [{ key: 'scope', value: `zones/${z}` }] },
+      };
+    }
     if (!query.pageToken) {
       for (const z of [...this.unreachable].filter((k) => k.startsWith(`${project}/`)).map((k) => k.slice(project.length + 1))) {
         items[`zones/${z}`] = {
