@@ -22,6 +22,9 @@ import { writeTimeoutMs, type RunOptions } from './options.js';
 
 export const COMPONENT = 'node-address-ccm';
 
+/** Longest wait for recorded events at shutdown. */
+const EVENT_FLUSH_MS = 2000;
+
 export interface ManagerDeps {
   logger?: Logger;
   /** Use this config instead of --kubeconfig / in-cluster. */
@@ -226,8 +229,14 @@ export class ControllerManager {
     this.#leading = false;
     await cloudNode?.stop();
     await ipam?.stop();
-    // Events already recorded still go out (unless the write gate is closed: then they are dropped).
-    await this.#events?.recorder.stop();
+    // Events already recorded still go out (unless the write gate is closed: then they fail
+    // fast), but shutdown never waits more than a moment for them.
+    const recorder = this.#events?.recorder;
     this.#events = undefined;
+    if (recorder) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([recorder.stop(), new Promise<void>((r) => (timer = setTimeout(r, EVENT_FLUSH_MS)))]);
+      clearTimeout(timer);
+    }
   }
 }
