@@ -1,5 +1,5 @@
-// The HTTP front of the API server double: routing, authentication, RBAC, fault injection,
-// the REST verbs over the Store, and watch streams.
+// The HTTP front of the API server double: authentication, RBAC, fault injection, counters,
+// and the REST verbs over the Store (routing in router.ts, watch streams in watch-stream.ts).
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -7,16 +7,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import type { Logger } from '../../log.js';
 import { silentLogger } from '../../log.js';
-import { apiGroup, apiGroupList, apiResourceList, coreVersions, SERVER_VERSION } from './discovery.js';
 import { ApiError, badRequest, expired, invalid, notFound, qualifiedResource } from './errors.js';
 import { Counters, Faults, type CounterFilter, type CounterRow, type RequestInfo, type Verb } from './faults.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './patch.js';
 import { Authorizer, loadRbacDir, type RbacPolicy, type UserInfo } from './rbac.js';
 import { apiVersionOf, type KObject, type ResourceDef } from './resources.js';
-import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { route as routeOf, verbOf, type Route } from './router.js';
 import { Store, type Resource } from './store.js';
+import { serveWatch, type WatchContext } from './watch-stream.js';
 import { selfSignedCertificate, type TlsMaterial } from './tls.js';
-import type { ChangeEvent } from './watch.js';
 
 export interface UserSpec {
   name: string;
@@ -86,14 +85,6 @@ const MERGE_PATCH = 'application/merge-patch+json';
 const STRATEGIC_PATCH = 'application/strategic-merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 
-interface Route {
-  kind: 'resource';
-  resource: Resource;
-  namespace: string;
-  name: string;
-  subresource: string;
-}
-
 interface Snapshot {
   items: KObject[];
   rv: number;
@@ -156,11 +147,6 @@ function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-function boolParam(q: URLSearchParams, name: string): boolean {
-  const v = q.get(name);
-  return v === 'true' || v === '1';
-}
-
 function listKind(r: Resource): string {
   return `${r.kind}List`;
 }
@@ -180,6 +166,7 @@ export class ApiServer implements ApiServerDouble {
   private readonly snapshots = new Map<string, Snapshot>();
   private portNumber: number;
   private readonly tls?: TlsMaterial;
+  private readonly watchContext: WatchContext;
 
   constructor(options: ApiServerDoubleOptions = {}) {
     if (options.tls === true) this.tls = selfSignedCertificate();
@@ -193,6 +180,7 @@ export class ApiServer implements ApiServerDouble {
     this.portNumber = options.port ?? 0;
     if (!Number.isInteger(this.portNumber) || this.portNumber < 0 || this.portNumber > 65535) throw new Error(`port: must be an integer in 0..65535, got ${options.port}`);
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 1000;
+    this.watchContext = { store: this.store, bookmarkIntervalMs: this.bookmarkIntervalMs, track: (c) => this.watches.add(c), untrack: (c) => this.watches.delete(c) };
     this.adminToken = options.adminToken ?? randomBytes(16).toString('hex');
     this.tokens.set(this.adminToken, { name: 'admin', groups: ['system:masters', 'system:authenticated'] });
     for (const u of options.users ?? []) {
@@ -329,7 +317,7 @@ export class ApiServer implements ApiServerDouble {
       const userAgent = String(req.headers['user-agent'] ?? '');
       const user = this.authenticate(req);
       const method = req.method ?? 'GET';
-      const route = this.route(url.pathname);
+      const route = routeOf(url.pathname, this.store.resources, (g, v, p) => this.store.findResource(g, v, p));
       if (route.kind === 'nonresource') {
         this.counterTable.record('get', '', '', url.pathname, userAgent);
         if (method !== 'GET' && method !== 'HEAD') throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
@@ -344,7 +332,7 @@ export class ApiServer implements ApiServerDouble {
         return;
       }
       const q = url.searchParams;
-      const verb = this.verbOf(method, route, q);
+      const verb = verbOf(method, route, q);
       if ((verb === 'create' || verb === 'deletecollection') && route.resource.namespaced && !route.namespace) {
         // The all-namespaces path of a namespaced resource only serves list and watch.
         throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
@@ -364,7 +352,7 @@ export class ApiServer implements ApiServerDouble {
       if (fault.latencyMs > 0) await delay(fault.latencyMs);
       if (fault.error) throw fault.error;
       if (verb === 'watch') {
-        this.watch(req, res, route, q, fault.drop);
+        serveWatch(this.watchContext, req, res, route, q, fault.drop);
         return;
       }
       const body = method === 'GET' ? Buffer.alloc(0) : await readBody(req);
@@ -389,74 +377,6 @@ export class ApiServer implements ApiServerDouble {
       group: info.group,
       kind: info.resource,
     });
-  }
-
-  private verbOf(method: string, route: Route, q: URLSearchParams): Verb {
-    switch (method) {
-      case 'GET':
-      case 'HEAD':
-        if (boolParam(q, 'watch')) return 'watch';
-        return route.name ? 'get' : 'list';
-      case 'POST':
-        if (route.name) throw new ApiError(405, 'MethodNotAllowed', 'POST is not allowed on a named object; create through the collection');
-        return 'create';
-      case 'PUT':
-        if (!route.name) throw new ApiError(405, 'MethodNotAllowed', 'PUT needs an object name');
-        return 'update';
-      case 'PATCH':
-        if (!route.name) throw new ApiError(405, 'MethodNotAllowed', 'PATCH needs an object name');
-        return 'patch';
-      case 'DELETE':
-        return route.name ? 'delete' : 'deletecollection';
-      default:
-        throw new ApiError(405, 'MethodNotAllowed', `method ${method} is not supported`);
-    }
-  }
-
-  private route(pathname: string): Route | { kind: 'nonresource'; body: object | string | undefined } {
-    let parts: string[];
-    try {
-      parts = pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
-    } catch {
-      throw badRequest(`malformed URL path "${pathname}"`);
-    }
-    const resources = this.store.resources;
-    if (parts.length === 0) return { kind: 'nonresource', body: { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version', ...[...new Set(resources.filter((r) => r.group).map((r) => `/apis/${r.group}/${r.version}`))]] } };
-    if (['healthz', 'livez', 'readyz'].includes(parts[0])) return { kind: 'nonresource', body: 'ok' };
-    if (parts[0] === 'version' && parts.length === 1) return { kind: 'nonresource', body: SERVER_VERSION };
-    let group: string;
-    let version: string;
-    let rest: string[];
-    if (parts[0] === 'api') {
-      if (parts.length === 1) return { kind: 'nonresource', body: coreVersions() };
-      group = '';
-      version = parts[1];
-      rest = parts.slice(2);
-    } else if (parts[0] === 'apis') {
-      if (parts.length === 1) return { kind: 'nonresource', body: apiGroupList(resources) };
-      if (parts.length === 2) return { kind: 'nonresource', body: apiGroup(resources, parts[1]) };
-      group = parts[1];
-      version = parts[2];
-      rest = parts.slice(3);
-    } else return { kind: 'nonresource', body: undefined };
-    if (rest.length === 0) return { kind: 'nonresource', body: apiResourceList(resources, group, version) };
-    let namespace = '';
-    // /namespaces/<ns>/<resource>/… addresses a namespaced resource, except for the
-    // namespace object itself and its subresources.
-    if (rest[0] === 'namespaces' && rest.length >= 3 && !(group === '' && rest.length === 3 && ['status', 'finalize'].includes(rest[2]))) {
-      namespace = rest[1];
-      rest = rest.slice(2);
-    }
-    const [plural, name = '', subresource = '', ...extra] = rest;
-    const resource = this.store.findResource(group, version, plural);
-    if (!resource || extra.length > 0) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', { group, kind: plural });
-    if (resource.namespaced !== (namespace !== '') && !(resource.namespaced && !name)) {
-      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', { group, kind: plural });
-    }
-    if (subresource && !(subresource === 'status' && resource.status)) {
-      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', { group, kind: `${plural}/${subresource}` });
-    }
-    return { kind: 'resource', resource, namespace, name, subresource };
   }
 
   private async serve(verb: Verb, route: Route, q: URLSearchParams, body: Buffer, req: http.IncomingMessage): Promise<[number, string | object]> {
@@ -615,97 +535,6 @@ export class ApiServer implements ApiServerDouble {
 
   // ------------------------------------------------------------------ watch
 
-  private watch(req: http.IncomingMessage, res: http.ServerResponse, route: Route, q: URLSearchParams, drop: boolean): void {
-    const r = route.resource;
-    const labels = parseLabelSelector(q.get('labelSelector'));
-    const fields = parseFieldSelector(q.get('fieldSelector'), ['metadata.name', 'metadata.namespace', ...r.fieldSelectors]);
-    if (route.name) fields.push({ field: 'metadata.name', op: 'eq', value: route.name });
-    const bookmarks = boolParam(q, 'allowWatchBookmarks');
-    const sendInitial = boolParam(q, 'sendInitialEvents');
-    const rvParam = q.get('resourceVersion') ?? '';
-    const timeoutRaw = q.get('timeoutSeconds');
-    const timeoutSeconds = timeoutRaw === null || timeoutRaw === '' ? undefined : Number(timeoutRaw);
-    if (timeoutSeconds !== undefined && (!Number.isFinite(timeoutSeconds) || timeoutSeconds < 0)) throw badRequest(`invalid timeoutSeconds "${timeoutRaw}"`);
-    if (rvParam !== '' && !/^\d+$/.test(rvParam)) throw badRequest(`invalid resourceVersion "${rvParam}": must be an integer`);
-    if (sendInitial && (!bookmarks || q.get('resourceVersionMatch') !== 'NotOlderThan')) {
-      throw invalid('ListOptions', 'meta.k8s.io', '', [{ field: 'sendInitialEvents', type: 'FieldValueForbidden', detail: 'sendInitialEvents requires allowWatchBookmarks=true and resourceVersionMatch=NotOlderThan' }]);
-    }
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
-    // Send the headers now: clients (node-fetch) resolve the request on them, before any event.
-    res.flushHeaders();
-    if (drop) {
-      req.socket.destroy();
-      return;
-    }
-    const inScope = (o: KObject | undefined): boolean =>
-      !!o && (!route.namespace || o.metadata?.namespace === route.namespace) && (labels.length === 0 || matchesLabels(labels, o.metadata?.labels)) && (fields.length === 0 || matchesFields(fields, o));
-    const write = (type: string, objJson: string): void => {
-      res.write(`{"type":"${type}","object":${objJson}}\n`);
-    };
-    const deliver = (e: ChangeEvent): void => {
-      const now = inScope(e.object);
-      if (e.type === 'MODIFIED') {
-        // Filtered watches see objects enter (ADDED) and leave (DELETED) their selection.
-        const before = inScope(e.previous);
-        if (now && before) write('MODIFIED', this.store.encode(e.object));
-        else if (now) write('ADDED', this.store.encode(e.object));
-        else if (before) write('DELETED', this.store.encode(e.object));
-      } else if (now) write(e.type, this.store.encode(e.object));
-    };
-    const bookmark = (extra?: Record<string, string>): void => {
-      const metadata: Record<string, unknown> = { resourceVersion: String(this.store.hub.deliveredRv(this.store.resourceVersion)) };
-      if (extra) metadata.annotations = extra;
-      write('BOOKMARK', JSON.stringify({ kind: r.kind, apiVersion: apiVersionOf(r), metadata }));
-    };
-
-    let closed = false;
-    let unsubscribe = (): void => {};
-    let bookmarkTimer: NodeJS.Timeout | undefined;
-    let timeoutTimer: NodeJS.Timeout | undefined;
-    const close = (): void => {
-      if (closed) return;
-      closed = true;
-      unsubscribe();
-      clearInterval(bookmarkTimer);
-      clearTimeout(timeoutTimer);
-      this.watches.delete(close);
-      res.end();
-    };
-    this.watches.add(close);
-    res.on('close', close);
-
-    const fromRv = rvParam === '' || rvParam === '0' ? undefined : Number(rvParam);
-    if (fromRv !== undefined && fromRv > this.store.resourceVersion) {
-      write('ERROR', JSON.stringify(new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${fromRv}, current: ${this.store.resourceVersion}`).toStatus()));
-      close();
-      return;
-    }
-    const replay = fromRv === undefined ? [] : this.store.hub.since(r.id, fromRv);
-    if (replay === undefined) {
-      write('ERROR', JSON.stringify(expired(`too old resource version: ${fromRv} (${this.store.hub.compactedRv})`).toStatus()));
-      close();
-      return;
-    }
-    // Subscribing and replaying happen in one tick, so no event falls between them.
-    unsubscribe = this.store.hub.subscribe({ resource: r.id, deliver });
-    if (fromRv === undefined || sendInitial) {
-      // No resourceVersion: the current state first, as synthetic ADDED events.
-      for (const o of this.store.listRefs(r.id, { namespace: route.namespace || undefined })) if (inScope(o)) write('ADDED', this.store.encode(o));
-      if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });
-    }
-    for (const e of replay) deliver(e);
-    if (bookmarks) {
-      bookmarkTimer = setInterval(() => {
-        if (!this.store.hub.isPaused) bookmark();
-      }, this.bookmarkIntervalMs);
-    }
-    if (timeoutSeconds !== undefined) {
-      timeoutTimer = setTimeout(() => {
-        if (bookmarks && !this.store.hub.isPaused) bookmark();
-        close();
-      }, timeoutSeconds * 1000);
-    }
-  }
 }
 
 /** Starts an API server double on 127.0.0.1 and resolves once it accepts connections. */
