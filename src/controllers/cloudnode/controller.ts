@@ -188,6 +188,8 @@ export class CloudNodeController {
 
   async #initialize(node: NodeObject, answer: InstanceResult<InstanceMetadata> | undefined): Promise<SyncOutcome> {
     const name = node.metadata.name;
+    // Stopping aborts provider calls in flight: that is no news about the node.
+    if (this.#stopped) return { ok: false, error: new RetryLater('controller stopping') };
     if (!answer || answer.kind === 'error') {
       const detail = answer?.kind === 'error' ? answer.error.message : 'the provider gave no answer for this node';
       const message = `failed to get instance metadata from cloud provider ${this.#o.provider.name}: ${detail}`;
