@@ -166,3 +166,30 @@ describe('HTTPS', () => {
     }
   });
 });
+
+describe('slow watchers', () => {
+  it('ends the stream of a watcher that stops reading once its backlog passes the limit', async () => {
+    const small = await startApiServerDouble({ maxWatchBufferBytes: 64 * 1024 });
+    try {
+      const { request } = await import('node:http');
+      const req = request(`${small.url}/api/v1/nodes?watch=true&resourceVersion=${small.store.resourceVersion}`, { headers: { Authorization: `Bearer ${small.adminToken}` } }, (res) => {
+        res.pause(); // never reads
+      });
+      req.on('error', () => undefined);
+      req.end();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(small.watchCount()).toBe(1);
+      const big = 'x'.repeat(4096);
+      for (let i = 0; i < 2000 && small.watchCount() > 0; i++) {
+        small.store.create('nodes', { metadata: { name: `slow-${i}`, annotations: { big } } });
+        if (i % 100 === 0) await new Promise((r) => setTimeout(r, 5));
+      }
+      // A reading watcher would have taken all 2,000 events; this one was cut off early.
+      expect(small.watchCount()).toBe(0);
+      expect(small.store.list('nodes').length).toBeLessThan(2000);
+      req.destroy();
+    } finally {
+      await small.stop();
+    }
+  });
+});

@@ -36,6 +36,8 @@ export interface ApiServerDoubleOptions {
   adminToken?: string;
   /** How often watches that asked for bookmarks get one (default 1000 ms; kube-apiserver: ~1 min). */
   bookmarkIntervalMs?: number;
+  /** Unsent watch bytes after which a watcher counts as stuck and is closed (default 128 MiB). */
+  maxWatchBufferBytes?: number;
   /** Seed of the fault-injection random generator (default 1). */
   seed?: number;
   /** Resource table (default: DEFAULT_RESOURCES). */
@@ -180,7 +182,7 @@ export class ApiServer implements ApiServerDouble {
     this.portNumber = options.port ?? 0;
     if (!Number.isInteger(this.portNumber) || this.portNumber < 0 || this.portNumber > 65535) throw new Error(`port: must be an integer in 0..65535, got ${options.port}`);
     this.bookmarkIntervalMs = options.bookmarkIntervalMs ?? 1000;
-    this.watchContext = { store: this.store, bookmarkIntervalMs: this.bookmarkIntervalMs, track: (c) => this.watches.add(c), untrack: (c) => this.watches.delete(c) };
+    this.watchContext = { store: this.store, bookmarkIntervalMs: this.bookmarkIntervalMs, maxBufferBytes: options.maxWatchBufferBytes ?? 128 * 1024 * 1024, track: (c) => this.watches.add(c), untrack: (c) => this.watches.delete(c) };
     this.adminToken = options.adminToken ?? randomBytes(16).toString('hex');
     this.tokens.set(this.adminToken, { name: 'admin', groups: ['system:masters', 'system:authenticated'] });
     for (const u of options.users ?? []) {

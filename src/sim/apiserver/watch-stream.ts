@@ -10,6 +10,8 @@ import type { ChangeEvent } from './watch.js';
 export interface WatchContext {
   store: Store;
   bookmarkIntervalMs: number;
+  /** Unsent bytes after which a live watcher counts as stuck and its stream is ended. */
+  maxBufferBytes: number;
   /** Registers the stream's close function (for closeWatches and stop) and forgets it. */
   track(close: () => void): void;
   untrack(close: () => void): void;
@@ -47,6 +49,12 @@ export function serveWatch(ctx: WatchContext, req: http.IncomingMessage, res: ht
     res.write(`{"type":"${type}","object":${objJson}}\n`);
   };
   const deliver = (e: ChangeEvent): void => {
+    // Like kube-apiserver with a watcher that cannot keep up: end its stream (it re-watches
+    // from its last resourceVersion) rather than buffer without bound.
+    if (res.writableLength > ctx.maxBufferBytes) {
+      close();
+      return;
+    }
     const now = inScope(e.object);
     if (e.type === 'MODIFIED') {
       // Filtered watches see objects enter (ADDED) and leave (DELETED) their selection.
