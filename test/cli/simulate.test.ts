@@ -1,6 +1,29 @@
 // `simulate` (npm start) through the built binary.
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { parseStaticCloudConfig } from '../../providers/static/config.js';
+import { buildSimCluster, simAddresses, SIM_CASES, staticCloudConfig } from '../../src/sim/cluster/scenario.js';
+
+describe('simulated cluster scenario', () => {
+  it('node 0 has the KEP-3705 example addresses; every index gives valid, distinct addresses', () => {
+    expect(simAddresses(0)).toEqual({ v4a: '1.2.3.4', v4b: '5.6.7.8', v6a: 'abcd::1234', v6b: 'abcd::5678' });
+    const seen = new Set<string>();
+    for (let i = 0; i < 250 * 250; i++) {
+      const a = simAddresses(i);
+      for (const v4 of [a.v4a, a.v4b]) expect(v4.split('.').every((o) => Number(o) <= 255)).toBe(true);
+      for (const v of Object.values(a)) seen.add(v);
+    }
+    expect(seen.size).toBe(4 * 250 * 250);
+  });
+
+  it('cycles through every case and writes a cloud-config the static provider accepts', () => {
+    const cluster = buildSimCluster(SIM_CASES.length * 2);
+    expect(new Set(cluster.map((n) => n.case.id)).size).toBe(SIM_CASES.length);
+    const config = parseStaticCloudConfig(staticCloudConfig(cluster));
+    expect(config.nodes.size).toBe(cluster.filter((n) => n.case.inCloud).length);
+    expect(() => buildSimCluster(0)).toThrow(/--nodes: must be an integer from 1/);
+  });
+});
 
 function tableRows(stdout: string): string[][] {
   const lines = stdout.split('\n');

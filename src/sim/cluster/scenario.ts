@@ -54,7 +54,7 @@ export function simAddresses(index: number): SimAddresses {
   const hex = index.toString(16);
   return {
     v4a: `1.${2 + hi}.${3 + lo}.4`,
-    v4b: `5.${6 + hi}.${7 + lo}.8`,
+    v4b: `5.${6 + hi}.${(7 + lo) % 256}.8`,
     v6a: index === 0 ? 'abcd::1234' : `abcd:0:0:${hex}::1234`,
     v6b: index === 0 ? 'abcd::5678' : `abcd:0:0:${hex}::5678`,
   };
