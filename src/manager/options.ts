@@ -132,7 +132,7 @@ export interface LeaderElectionOptions {
 /** The flags mode of the node IPAM loop, handed to the IPAM core as given (it validates ranges). */
 export interface NodeIPAMFlags {
   allocateNodeCIDRs: boolean;
-  cidrAllocatorType: string;
+  cidrAllocatorType: CIDRAllocatorType;
   clusterCIDR?: string;
   nodeCIDRMaskSize?: number;
   nodeCIDRMaskSizeIPv4?: number;
@@ -172,8 +172,13 @@ export const RUN_DEFAULTS = {
   logLevel: 'info',
 } as const;
 
-/** Allocator types this build knows; CloudAllocator comes with the IPAM controller work. */
-export const CIDR_ALLOCATOR_TYPES = ['RangeAllocator'] as const;
+/**
+ * Allocator types of the node IPAM loop: RangeAllocator (the flags pool only),
+ * MultiCIDRRangeAllocator (ClusterCIDR objects plus the flags pool, KEP-2593) and CloudAllocator
+ * (the cloud provider's per-node pod ranges).
+ */
+export const CIDR_ALLOCATOR_TYPES = ['RangeAllocator', 'MultiCIDRRangeAllocator', 'CloudAllocator'] as const;
+export type CIDRAllocatorType = (typeof CIDR_ALLOCATOR_TYPES)[number];
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
@@ -195,10 +200,11 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
   const concurrentNodeSyncs = parseIntFlag('--concurrent-node-syncs', raw.concurrentNodeSyncs ?? RUN_DEFAULTS.concurrentNodeSyncs, 1, 1000);
 
   const allocateNodeCIDRs = parseGoBool('--allocate-node-cidrs', raw.allocateNodeCidrs ?? false);
-  const cidrAllocatorType = raw.cidrAllocatorType ?? RUN_DEFAULTS.cidrAllocatorType;
-  if (!(CIDR_ALLOCATOR_TYPES as readonly string[]).includes(cidrAllocatorType)) {
-    fail(`--cidr-allocator-type: unsupported type "${cidrAllocatorType}" (supported: ${CIDR_ALLOCATOR_TYPES.join(', ')})`);
+  const allocatorText = raw.cidrAllocatorType ?? RUN_DEFAULTS.cidrAllocatorType;
+  if (!(CIDR_ALLOCATOR_TYPES as readonly string[]).includes(allocatorText)) {
+    fail(`--cidr-allocator-type: unsupported type "${allocatorText}" (supported: ${CIDR_ALLOCATOR_TYPES.join(', ')})`);
   }
+  const cidrAllocatorType = allocatorText as CIDRAllocatorType;
   const mask = (flag: string, v: string | undefined): number | undefined => (v === undefined ? undefined : parseIntFlag(flag, v, 1, 128));
   const ipam: NodeIPAMFlags = { allocateNodeCIDRs, cidrAllocatorType };
   if (raw.clusterCidr !== undefined) {
@@ -215,8 +221,9 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
     if (raw.serviceClusterIpRange.trim() === '') fail('--service-cluster-ip-range: must not be empty');
     ipam.serviceClusterIPRange = raw.serviceClusterIpRange;
   }
-  if (allocateNodeCIDRs && ipam.clusterCIDR === undefined) {
-    fail('--cluster-cidr: required when --allocate-node-cidrs is true');
+  // Only RangeAllocator needs --cluster-cidr: ClusterCIDR objects and the cloud provide the others' ranges.
+  if (allocateNodeCIDRs && cidrAllocatorType === 'RangeAllocator' && ipam.clusterCIDR === undefined) {
+    fail('--cluster-cidr: required when --allocate-node-cidrs is true with --cidr-allocator-type=RangeAllocator');
   }
 
   const leaderElection: LeaderElectionOptions = {
@@ -264,6 +271,9 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
   if (raw.cloudConfig !== undefined && raw.cloudConfig !== '') options.cloudConfig = raw.cloudConfig;
   if (controllers.has('cloud-node') && options.cloudProvider === undefined) {
     fail('--cloud-provider: required when the cloud-node controller runs (disable it with --controllers=-cloud-node)');
+  }
+  if (allocateNodeCIDRs && controllers.has('node-ipam') && cidrAllocatorType === 'CloudAllocator' && options.cloudProvider === undefined) {
+    fail('--cloud-provider: required with --cidr-allocator-type=CloudAllocator (the pod ranges come from the cloud)');
   }
   return options;
 }

@@ -18,7 +18,7 @@ export function addRunFlags(cmd: Command): Command {
     .option('--node-status-update-frequency <duration>', 'period of the node address refresh', RUN_DEFAULTS.nodeStatusUpdateFrequency)
     .option('--concurrent-node-syncs <n>', 'workers per controller', RUN_DEFAULTS.concurrentNodeSyncs)
     .option('--allocate-node-cidrs [bool]', 'allocate pod CIDRs to nodes')
-    .option('--cidr-allocator-type <type>', 'pod CIDR allocator', RUN_DEFAULTS.cidrAllocatorType)
+    .option('--cidr-allocator-type <type>', 'pod CIDR allocator: RangeAllocator, MultiCIDRRangeAllocator (ClusterCIDR pools) or CloudAllocator', RUN_DEFAULTS.cidrAllocatorType)
     .option('--cluster-cidr <cidrs>', 'pod CIDR range(s): one CIDR or a dual-stack pair')
     .option('--node-cidr-mask-size <n>', 'pod CIDR mask size per node (single-stack)')
     .option('--node-cidr-mask-size-ipv4 <n>', 'IPv4 pod CIDR mask size per node (default 24)')
