@@ -10,10 +10,19 @@ import { CloudNodeController } from '../controllers/cloudnode/controller.js';
 import type { NodeObject } from '../controllers/node.js';
 import { NodeIPAMController } from '../controllers/nodeipam/controller.js';
 import { FlagsPoolSource, type PoolSource } from '../controllers/nodeipam/pool-source.js';
+import { ClusterCIDRSource } from '../controllers/nodeipam/clustercidr-source.js';
+import { ServiceCIDRSource } from '../controllers/nodeipam/servicecidr-source.js';
+import { cloudRangesFromProvider } from '../controllers/nodeipam/cloud-allocator.js';
+import { AuditLoop } from '../controllers/nodeipam/audit-loop.js';
+import { AUDIT_EVENT_REASON } from '../controllers/nodeipam/audit-loop.js';
+import { auditNode } from '../audit/objects.js';
+import { parseFlagsPool, type FlagsPool } from '../ipam/flags.js';
+import { parseCIDRList } from '../ipam/cidr.js';
 import { featureGateWarnings, parseFeatureGates } from '../featuregates/index.js';
 import { KubeClient, loadKubeConfig } from '../kube/client.js';
 import { LeaderElector } from '../kube/leader.js';
 import { NODES, type KubeObject } from '../kube/types.js';
+import { nodeReference } from '../kube/events.js';
 import { Watcher } from '../kube/watcher.js';
 import { silentLogger, type Logger } from '../log.js';
 import { nodeCacheFromWatcher, nodeWriterFromClient } from './adapters.js';
@@ -39,6 +48,8 @@ export interface ManagerDeps {
   watchStaleAfterMs?: number;
   /** User-Agent of API requests. */
   userAgent?: string;
+  /** Period of the node IPAM audit (findings gauge and conflict events; default 60 s). */
+  auditIntervalMs?: number;
 }
 
 export type ManagerExit = 'cancelled' | 'lost';
@@ -61,12 +72,32 @@ export class ControllerManager {
   #leading = false;
   #started = false;
   readonly #sources: PoolSource[] = [];
+  /** MultiCIDRRangeAllocator / CloudAllocator: the validated flags pool, if --cluster-cidr is set. */
+  #flagsPool: FlagsPool | undefined;
+  #audit: AuditLoop | undefined;
 
   /** Throws (FeatureGateError, FlagsError, …) on option values only checkable with the libraries. */
   constructor(options: RunOptions, deps: ManagerDeps = {}) {
     this.#o = options;
-    if (options.ipam.allocateNodeCIDRs) {
-      const ipam = options.ipam;
+    const ipam = options.ipam;
+    if (ipam.allocateNodeCIDRs && ipam.cidrAllocatorType !== 'RangeAllocator') {
+      // Validated now so a bad flag fails at start-up with its name; the sources are built per leadership term.
+      if (ipam.clusterCIDR !== undefined) {
+        this.#flagsPool = parseFlagsPool({
+          clusterCIDR: ipam.clusterCIDR,
+          ...(ipam.nodeCIDRMaskSize !== undefined ? { nodeCIDRMaskSize: ipam.nodeCIDRMaskSize } : {}),
+          ...(ipam.nodeCIDRMaskSizeIPv4 !== undefined ? { nodeCIDRMaskSizeIPv4: ipam.nodeCIDRMaskSizeIPv4 } : {}),
+          ...(ipam.nodeCIDRMaskSizeIPv6 !== undefined ? { nodeCIDRMaskSizeIPv6: ipam.nodeCIDRMaskSizeIPv6 } : {}),
+        });
+      }
+      if (ipam.serviceClusterIPRange !== undefined) {
+        try {
+          parseCIDRList(ipam.serviceClusterIPRange);
+        } catch (err) {
+          throw new Error(`--service-cluster-ip-range: ${(err as Error).message}`, { cause: err });
+        }
+      }
+    } else if (ipam.allocateNodeCIDRs) {
       this.#sources.push(new FlagsPoolSource({
         clusterCIDR: ipam.clusterCIDR as string,
         ...(ipam.nodeCIDRMaskSize !== undefined ? { nodeCIDRMaskSize: ipam.nodeCIDRMaskSize } : {}),
@@ -128,7 +159,8 @@ export class ControllerManager {
   async run(signal: AbortSignal): Promise<ManagerExit> {
     if (this.#started) throw new Error('ControllerManager.run: already running');
     this.#started = true;
-    const needsCloud = this.#o.controllers.has('cloud-node');
+    const cloudAllocator = this.#o.controllers.has('node-ipam') && this.#o.ipam.allocateNodeCIDRs && this.#o.ipam.cidrAllocatorType === 'CloudAllocator';
+    const needsCloud = this.#o.controllers.has('cloud-node') || cloudAllocator;
     if (needsCloud) {
       // Loaded on demand: the adapters pull in cloud SDKs that a given process may never need.
       const { createProvider } = await import('../../providers/index.js');
@@ -189,11 +221,22 @@ export class ControllerManager {
     const events = createNodeEventSink(this.client, { component: COMPONENT, host: this.identity, logger: this.#log });
     this.#events = events;
     await this.watcher.synced;
+    const mode = this.#o.ipam.cidrAllocatorType;
     if (this.#o.controllers.has('node-ipam') && this.#o.ipam.allocateNodeCIDRs) {
-      const sources = this.#sources;
+      const { sources, serviceCIDRs } = this.#ipamSources();
+      const client = this.client;
       this.#ipam = new NodeIPAMController({
         nodes, writer, events, sources,
-        leaveTaintedNodes: this.#o.controllers.has('cloud-node'),
+        objectEvents: (ref, type, reason, message) => events.recorder.event({ ...ref, uid: ref.uid ?? ref.name }, type, reason, message),
+        ...(mode === 'CloudAllocator' && this.#provider ? {
+          cloud: {
+            ranges: cloudRangesFromProvider(this.#provider),
+            serviceRanges: () => serviceCIDRs?.serviceRanges().flatMap((r) => r.cidrs) ?? [],
+            patchStatus: (name: string, patch: unknown) => client.patch(NODES, name, patch, 'strategic', { subresource: 'status' }),
+          },
+        } : {}),
+        // In CloudAllocator mode the cloud node controller writes no pod CIDRs: this loop does, for every node.
+        leaveTaintedNodes: this.#o.controllers.has('cloud-node') && mode !== 'CloudAllocator',
         // With leader election the elector already waited one write timeout before starting us
         // (its takeover delay); the IPAM loop still re-lists before it allocates.
         fenceMs: 0,
@@ -203,6 +246,27 @@ export class ControllerManager {
         logger: this.#log,
       });
       await this.#ipam.start();
+      const ipamCtl = this.#ipam;
+      this.#audit = new AuditLoop({
+        intervalMs: this.#deps.auditIntervalMs ?? 60_000,
+        registry: this.registry,
+        logger: this.#log,
+        collect: () => ({
+          nodes: nodes.list().map(auditNode),
+          pools: ipamCtl.allocator.stats().map((p) => ({ name: p.name, cidrs: p.families.map((f) => f.clusterCIDR), terminating: p.terminating, source: p.fromFlags ? 'flags' as const : 'ClusterCIDR' as const })),
+          serviceRanges: serviceCIDRs?.serviceRanges() ?? (this.#o.ipam.serviceClusterIPRange !== undefined
+            ? [{ name: '--service-cluster-ip-range', cidrs: parseCIDRList(this.#o.ipam.serviceClusterIPRange).map((c) => c.text), source: 'flags' as const }]
+            : []),
+        }),
+        event: (f) => {
+          const first = f.objects[0];
+          if (!first) return;
+          const ref = first.kind === 'Node' ? nodeReference({ metadata: { name: first.name, uid: nodes.get(first.name)?.metadata.uid ?? first.name } })
+            : { kind: first.kind === 'ClusterCIDR' ? 'ClusterCIDR' : first.kind === 'ServiceCIDR' ? 'ServiceCIDR' : 'Node', apiVersion: first.kind === 'ClusterCIDR' ? 'networking.x-k8s.io/v1' : 'networking.k8s.io/v1', name: first.name, uid: first.name };
+          events.recorder.event(ref, 'Warning', AUDIT_EVENT_REASON, `${f.kind}: ${f.message}`);
+        },
+      });
+      this.#audit.start();
     } else if (this.#o.controllers.has('node-ipam')) {
       this.#log.info('node-ipam idles: --allocate-node-cidrs is off');
     }
@@ -210,7 +274,7 @@ export class ControllerManager {
     if (this.#o.controllers.has('cloud-node') && this.#provider) {
       this.#cloudNode = new CloudNodeController({
         nodes, writer, events, provider: this.#provider,
-        ...(this.#ipam ? { claims: this.#ipam } : {}),
+        ...(this.#ipam && mode !== 'CloudAllocator' ? { claims: this.#ipam } : {}),
         allowDualStack: this.#allowDualStack,
         workers: this.#o.concurrentNodeSyncs,
         statusUpdateFrequencyMs: this.#o.nodeStatusUpdateFrequencyMs,
@@ -221,11 +285,38 @@ export class ControllerManager {
     }
   }
 
+  /** The pool sources of one leadership term, by --cidr-allocator-type. */
+  #ipamSources(): { sources: PoolSource[]; serviceCIDRs?: ServiceCIDRSource } {
+    const ipam = this.#o.ipam;
+    if (ipam.cidrAllocatorType === 'RangeAllocator') return { sources: this.#sources };
+    const serviceCIDRs = new ServiceCIDRSource({
+      client: this.client, registry: this.registry, watchStaleAfterMs: this.#deps.watchStaleAfterMs ?? 90_000,
+      ...(ipam.serviceClusterIPRange !== undefined ? { serviceClusterIPRange: ipam.serviceClusterIPRange } : {}),
+    });
+    if (ipam.cidrAllocatorType === 'MultiCIDRRangeAllocator') {
+      const clusterCIDRs = new ClusterCIDRSource({ client: this.client, watchStaleAfterMs: this.#deps.watchStaleAfterMs ?? 90_000, ...(this.#flagsPool ? { flags: this.#flagsPool } : {}) });
+      return { sources: [clusterCIDRs, serviceCIDRs], serviceCIDRs };
+    }
+    // CloudAllocator: the flags pool (if any) only so a cloud range clashing with it is reported.
+    const sources: PoolSource[] = [serviceCIDRs];
+    if (ipam.clusterCIDR !== undefined) {
+      sources.unshift(new FlagsPoolSource({
+        clusterCIDR: ipam.clusterCIDR,
+        ...(ipam.nodeCIDRMaskSize !== undefined ? { nodeCIDRMaskSize: ipam.nodeCIDRMaskSize } : {}),
+        ...(ipam.nodeCIDRMaskSizeIPv4 !== undefined ? { nodeCIDRMaskSizeIPv4: ipam.nodeCIDRMaskSizeIPv4 } : {}),
+        ...(ipam.nodeCIDRMaskSizeIPv6 !== undefined ? { nodeCIDRMaskSizeIPv6: ipam.nodeCIDRMaskSizeIPv6 } : {}),
+      }));
+    }
+    return { sources, serviceCIDRs };
+  }
+
   async #stopControllers(): Promise<void> {
     const cloudNode = this.#cloudNode;
     const ipam = this.#ipam;
     this.#cloudNode = undefined;
     this.#ipam = undefined;
+    this.#audit?.stop();
+    this.#audit = undefined;
     this.#leading = false;
     await cloudNode?.stop();
     await ipam?.stop();

@@ -1,18 +1,22 @@
-// The node IPAM loop (flags mode of this issue; further pool sources plug in through PoolSource).
+// The node IPAM loop. Pools and exclusions come from PoolSources (flags, ClusterCIDR objects,
+// ServiceCIDRs); in CloudAllocator mode the ranges come from the cloud instead (cloudRanges).
 // It owns the one PodCIDRAllocator: loads pools, waits out the leadership fence, re-lists and
 // records every node's existing pod CIDRs, then hands out blocks to nodes that lack them, and
 // serves the cloud node controller's claims (PodCIDRClaims) from the same instance.
 import type { Registry } from 'prom-client';
 import { CIDRNotAvailableError, PodCIDRAllocator } from '../../ipam/index.js';
+import { CLOUD_POOL, POD_CIDR_POOL_ANNOTATION } from '../../audit/findings.js';
 import { realClock, type Clock } from '../../kube/clock.js';
-import { isConflict, isInvalid, isNotFound } from '../../kube/errors.js';
+import { isConflict, isInvalid, isNotFound, writeOutcome } from '../../kube/errors.js';
 import { runWorkers, WorkQueue, type WorkerPool } from '../../kube/workqueue.js';
 import { silentLogger, type Logger } from '../../log.js';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../node.js';
 import type { NodeCache, NodeEventSink, NodeWriter } from '../seams.js';
 import type { PodCIDRClaimRequest, PodCIDRClaimResult, PodCIDRClaims } from './claims.js';
 import { ipamMetricsSink } from './metrics.js';
-import type { PoolSource } from './pool-source.js';
+import type { EventObjectRef, PoolSource, PoolSourceHooks } from './pool-source.js';
+import { networkAvailable, networkAvailablePatch, recordCloudRanges, type CloudRanges } from './cloud-allocator.js';
+import type { EventType } from '../seams.js';
 
 export const NODE_IPAM_QUEUE = 'node-ipam';
 
@@ -20,6 +24,8 @@ export const IPAMEventReason = {
   CIDRNotAvailable: 'CIDRNotAvailable',
   CIDRAssignmentFailed: 'CIDRAssignmentFailed',
   PodCIDRConflict: 'PodCIDRConflict',
+  CloudRangeClash: 'CloudRangeClash',
+  CloudRangeNotAvailable: 'CloudRangeNotAvailable',
 } as const;
 
 export interface NodeIPAMControllerOptions {
@@ -43,6 +49,16 @@ export interface NodeIPAMControllerOptions {
   clock?: Clock;
   /** An allocator to use (tests, benchmarks); by default a new one. */
   allocator?: PodCIDRAllocator;
+  /** Events about objects other than nodes (ClusterCIDRs); dropped when absent. */
+  objectEvents?: (ref: EventObjectRef, type: EventType, reason: string, message: string) => void;
+  /** CloudAllocator mode: the cloud's ranges instead of pool allocation. */
+  cloud?: {
+    ranges: CloudRanges;
+    /** Current Service ranges, for clash reports of ranges outside every pool. */
+    serviceRanges: () => string[];
+    /** Strategic-merge patch of node/status (the NetworkUnavailable condition). */
+    patchStatus: (name: string, patch: unknown) => Promise<unknown>;
+  };
 }
 
 export class NodeIPAMController implements PodCIDRClaims {
@@ -55,6 +71,8 @@ export class NodeIPAMController implements PodCIDRClaims {
   #stopped = false;
   #pool: WorkerPool | undefined;
   #readyPromise: Promise<void> | undefined;
+  /** Nodes that found no free block: retried at once when a pool is added or a node released. */
+  readonly #waiting = new Set<string>();
 
   constructor(options: NodeIPAMControllerOptions) {
     this.#o = options;
@@ -80,7 +98,15 @@ export class NodeIPAMController implements PodCIDRClaims {
   }
 
   async #start(): Promise<void> {
-    for (const s of this.#o.sources) await s.start(this.allocator, this.#log);
+    const hooks: PoolSourceHooks = {
+      poolsChanged: () => this.#retryWaiting('a pool was added'),
+      nodeEvent: (name, type, reason, message) => {
+        const node = this.#o.nodes.get(name);
+        if (node) this.#o.events.emit(node, type, reason, message);
+      },
+      objectEvent: (ref, type, reason, message) => this.#o.objectEvents?.(ref, type, reason, message),
+    };
+    for (const s of this.#o.sources) await s.start(this.allocator, this.#log, hooks);
     if (this.#o.fenceMs > 0) {
       this.#log.info({ fenceMs: this.#o.fenceMs }, 'waiting one write timeout before allocating (leadership fence)');
       await new Promise<void>((resolve) => this.#clock.setTimer(resolve, this.#o.fenceMs));
@@ -106,10 +132,25 @@ export class NodeIPAMController implements PodCIDRClaims {
     for (const s of this.#o.sources) await s.stop();
   }
 
+  /** Nodes currently waiting for a free block. */
+  waitingNodes(): string[] {
+    return [...this.#waiting].sort();
+  }
+
+  #retryWaiting(why: string): void {
+    if (this.#waiting.size === 0 || this.#stopped) return;
+    this.#log.info({ nodes: this.#waiting.size, why }, 'retrying nodes waiting for pod CIDRs');
+    for (const name of this.#waiting) {
+      this.queue.forget(name);
+      this.queue.add(name);
+    }
+  }
+
   // ---- PodCIDRClaims ----
 
   claim(request: PodCIDRClaimRequest): PodCIDRClaimResult {
     if (!this.#ready || this.#stopped) return { kind: 'notReady' };
+    if (this.#o.cloud) return { kind: 'unavailable', reason: 'CloudAllocator: the pod ranges come from the cloud, written by the node IPAM loop' };
     try {
       const r = this.allocator.allocateNode({ name: request.name, labels: request.labels });
       if (!r.existing) this.#log.info({ node: request.name, podCIDRs: r.podCIDRs, pool: r.pool, reason: r.reason }, 'pod CIDRs claimed for initialisation');
@@ -130,9 +171,11 @@ export class NodeIPAMController implements PodCIDRClaims {
     if (!r.ok) {
       this.#o.events.emit(node, 'Warning', IPAMEventReason.PodCIDRConflict, r.message);
       this.#log.warn({ node: node.metadata.name, reason: r.reason, podCIDR: r.podCIDR }, r.message);
-    } else {
+    } else if (r.conflicts.length > 0) {
       for (const c of r.conflicts) this.#log.warn({ node: c.node, podCIDR: c.podCIDR, exclusion: c.exclusion }, 'pod CIDR overlaps an excluded range');
+      for (const s of this.#o.sources) s.conflictsFound?.(r.conflicts);
     }
+    this.#waiting.delete(node.metadata.name);
     return true;
   }
 
@@ -143,29 +186,67 @@ export class NodeIPAMController implements PodCIDRClaims {
   }
 
   #release(node: NodeObject): void {
+    this.#waiting.delete(node.metadata.name);
     const released = this.allocator.releaseNode(node.metadata.name);
-    if (released) this.#log.info({ node: node.metadata.name, podCIDRs: released.podCIDRs }, 'pod CIDRs released');
+    if (!released) return;
+    this.#log.info({ node: node.metadata.name, podCIDRs: released.podCIDRs }, 'pod CIDRs released');
+    for (const s of this.#o.sources) s.nodesReleased?.(released.pools);
+    this.#retryWaiting('a node was deleted');
+  }
+
+  /** CloudAllocator: the cloud's ranges, recorded and checked; undefined when there are none yet. */
+  async #cloudRanges(node: NodeObject): Promise<string[]> {
+    const cloud = this.#o.cloud!;
+    const name = node.metadata.name;
+    const r = await cloud.ranges.rangesFor(node);
+    if (r.kind !== 'ranges') {
+      const why = r.kind === 'none' ? r.reason : r.error.message;
+      this.#o.events.emit(node, 'Warning', IPAMEventReason.CloudRangeNotAvailable, `no pod range from the cloud: ${why}`);
+      throw r.kind === 'none' ? new Error(why) : r.error;
+    }
+    const { podCIDRs, clashes } = recordCloudRanges(this.allocator, name, r.podCIDRs, cloud.serviceRanges());
+    for (const c of clashes) {
+      this.#o.events.emit(node, 'Warning', IPAMEventReason.CloudRangeClash, c.message);
+      this.#log.warn({ node: name, clash: c.kind }, c.message);
+    }
+    if (podCIDRs.length === 0) throw new Error(clashes.map((c) => c.message).join('; '));
+    return podCIDRs;
   }
 
   async #sync(name: string): Promise<void> {
     let node = this.#o.nodes.get(name);
     for (let attempt = 0; node; attempt++) {
-      if (nodePodCIDRs(node).length > 0) return;
+      if (nodePodCIDRs(node).length > 0) {
+        if (this.#o.cloud && !networkAvailable(node)) await this.#o.cloud.patchStatus(name, networkAvailablePatch(new Date(this.#clock.now())));
+        return;
+      }
       if (this.#o.leaveTaintedNodes && hasUninitializedTaint(node)) return;
       let podCIDRs: string[];
-      try {
-        podCIDRs = this.allocator.allocateNode({ name, labels: node.metadata.labels ?? {} }).podCIDRs;
-      } catch (err) {
-        if (err instanceof CIDRNotAvailableError) {
-          this.#o.events.emit(node, 'Warning', IPAMEventReason.CIDRNotAvailable, `Node ${name} status is now: CIDRNotAvailable (${err.message})`);
-          this.#log.warn({ node: name, reason: IPAMEventReason.CIDRNotAvailable }, err.message);
+      let pool: string;
+      if (this.#o.cloud) {
+        podCIDRs = await this.#cloudRanges(node);
+        pool = CLOUD_POOL;
+      } else {
+        try {
+          const r = this.allocator.allocateNode({ name, labels: node.metadata.labels ?? {} });
+          podCIDRs = r.podCIDRs;
+          pool = r.pool;
+        } catch (err) {
+          if (err instanceof CIDRNotAvailableError) {
+            this.#waiting.add(name);
+            this.#o.events.emit(node, 'Warning', IPAMEventReason.CIDRNotAvailable, `Node ${name} status is now: CIDRNotAvailable (${err.message})`);
+            this.#log.warn({ node: name, reason: IPAMEventReason.CIDRNotAvailable }, err.message);
+          }
+          throw err;
         }
-        throw err;
+        this.#waiting.delete(name);
       }
       const resourceVersion = node.metadata.resourceVersion;
       try {
-        await this.#o.writer.patch(name, { metadata: { resourceVersion }, spec: { podCIDR: podCIDRs[0], podCIDRs } });
-        this.#log.info({ node: name, podCIDRs }, 'pod CIDRs assigned');
+        // One PATCH, guarded by resourceVersion: the blocks and the pool they came from.
+        await this.#o.writer.patch(name, { metadata: { resourceVersion, annotations: { [POD_CIDR_POOL_ANNOTATION]: pool } }, spec: { podCIDR: podCIDRs[0], podCIDRs } });
+        this.#log.info({ node: name, podCIDRs, pool }, 'pod CIDRs assigned');
+        if (this.#o.cloud) await this.#o.cloud.patchStatus(name, networkAvailablePatch(new Date(this.#clock.now())));
         return;
       } catch (err) {
         if (isNotFound(err)) {
@@ -173,9 +254,12 @@ export class NodeIPAMController implements PodCIDRClaims {
           return;
         }
         if (!(isConflict(err) || isInvalid(err)) || attempt >= (this.#o.conflictRetries ?? 5)) {
-          // The allocation stays recorded under the node's name: a retry writes the same blocks,
-          // and a write that did land is simply confirmed when the watch shows it.
-          this.#o.events.emit(node, 'Warning', IPAMEventReason.CIDRAssignmentFailed, `failed to assign pod CIDRs ${podCIDRs.join(',')}: ${(err as Error).message}`);
+          // A definite failure gives the blocks back; an unknown outcome (timeout, dropped
+          // response) keeps them under the node's name: a retry writes the same blocks, and a
+          // write that did land is confirmed when the watch shows it.
+          const outcome = writeOutcome(err);
+          if (outcome === 'not-applied') this.allocator.releaseNode(name);
+          this.#o.events.emit(node, 'Warning', IPAMEventReason.CIDRAssignmentFailed, `failed to assign pod CIDRs ${podCIDRs.join(',')} (${outcome === 'not-applied' ? 'released' : 'kept until the outcome is known'}): ${(err as Error).message}`);
           throw err;
         }
         try {

@@ -4,6 +4,26 @@
 import { flagsPoolToClusterCIDR, parseFlagsPool, type PodCIDRAllocator } from '../../ipam/index.js';
 import { parseCIDRList } from '../../ipam/cidr.js';
 import type { Logger } from '../../log.js';
+import type { ExclusionConflict } from '../../ipam/index.js';
+import type { EventType } from '../seams.js';
+
+/** An object other than a Node that events are recorded about (ClusterCIDRs). */
+export interface EventObjectRef {
+  kind: string;
+  apiVersion: string;
+  name: string;
+  uid?: string;
+}
+
+/** What the IPAM loop offers its sources. */
+export interface PoolSourceHooks {
+  /** Pools were added (or became usable): nodes waiting for space are retried at once. */
+  poolsChanged(): void;
+  /** A Warning/Normal event about a node, by name (dropped when the node is not in the cache). */
+  nodeEvent(node: string, type: EventType, reason: string, message: string): void;
+  /** An event about another object (a ClusterCIDR). */
+  objectEvent(ref: EventObjectRef, type: EventType, reason: string, message: string): void;
+}
 
 export interface PoolSource {
   /** For logs. */
@@ -12,8 +32,12 @@ export interface PoolSource {
    * Loads the source into the allocator and keeps it current until stop(). Resolves once the
    * initial pools and exclusions are in the allocator (before any node is placed).
    */
-  start(allocator: PodCIDRAllocator, logger: Logger): Promise<void>;
+  start(allocator: PodCIDRAllocator, logger: Logger, hooks?: PoolSourceHooks): Promise<void>;
   stop(): Promise<void>;
+  /** Nodes' blocks were released (node deleted): pools held only by them may finish terminating. */
+  nodesReleased?(pools: readonly string[]): void;
+  /** Existing node blocks found overlapping excluded ranges (restore, node updates). */
+  conflictsFound?(conflicts: readonly ExclusionConflict[]): void;
 }
 
 export interface FlagsSourceInput {

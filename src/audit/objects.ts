@@ -1,0 +1,35 @@
+// Plain API objects → audit inputs. Pure; shared by the `audit` command (from lists) and the node
+// IPAM controller (from its caches).
+import type { NodeObject } from '../controllers/node.js';
+import { nodePodCIDRs } from '../controllers/node.js';
+import { POD_CIDR_POOL_ANNOTATION, type AuditNode, type AuditPool, type AuditServiceRange } from './findings.js';
+
+export interface ClusterCIDRObjectLike {
+  metadata: { name: string; deletionTimestamp?: string | null; [k: string]: unknown };
+  spec?: { ipv4?: string; ipv6?: string; [k: string]: unknown };
+}
+
+export interface ServiceCIDRObjectLike {
+  metadata: { name: string; deletionTimestamp?: string | null; [k: string]: unknown };
+  spec?: { cidrs?: string[]; [k: string]: unknown };
+}
+
+export function auditNode(node: NodeObject): AuditNode {
+  const ann = node.metadata.annotations?.[POD_CIDR_POOL_ANNOTATION];
+  return {
+    name: node.metadata.name,
+    addresses: (node.status?.addresses ?? []).map((a) => ({ type: a.type, address: a.address })),
+    podCIDRs: nodePodCIDRs(node),
+    ...(ann !== undefined ? { allocatedFrom: ann } : {}),
+  };
+}
+
+export function auditClusterCIDR(obj: ClusterCIDRObjectLike): AuditPool {
+  const cidrs = [obj.spec?.ipv4, obj.spec?.ipv6].filter((c): c is string => typeof c === 'string' && c !== '');
+  return { name: obj.metadata.name, cidrs, terminating: !!obj.metadata.deletionTimestamp, source: 'ClusterCIDR' };
+}
+
+export function auditServiceCIDR(obj: ServiceCIDRObjectLike): AuditServiceRange {
+  const cidrs = (obj.spec?.cidrs ?? []).filter((c) => typeof c === 'string' && c !== '');
+  return { name: obj.metadata.name, cidrs, terminating: !!obj.metadata.deletionTimestamp, source: 'ServiceCIDR' };
+}
