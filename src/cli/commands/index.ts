@@ -5,6 +5,7 @@ import { register as registerApiserver } from './apiserver.js';
 import { register as registerPlan } from './plan.js';
 import { register as registerRun } from './run.js';
 import { register as registerSimulate } from './simulate.js';
+import { register as registerAudit } from './audit.js';
 
 export function registerCommands(_program: Command): void {
   // Subcommands register here.
@@ -13,4 +14,5 @@ export function registerCommands(_program: Command): void {
   registerPlan(_program);
   registerRun(_program);
   registerSimulate(_program);
+  registerAudit(_program);
 }
