@@ -251,8 +251,8 @@ const EXPECTED_CLUSTER_RULES = [
   { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch', 'patch'] },
   { apiGroups: [''], resources: ['nodes/status'], verbs: ['patch'] },
   { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
-  { apiGroups: ['networking.x-k8s.io'], resources: ['clustercidrs'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
-  { apiGroups: ['networking.k8s.io'], resources: ['servicecidrs'], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: ['networking.x-k8s.io'], resources: ['clustercidrs'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+  { apiGroups: ['networking.k8s.io'], resources: ['servicecidrs'], verbs: ['list', 'watch'] },
 ];
 const EXPECTED_LEASE_RULES = [
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
@@ -384,15 +384,14 @@ describe('kustomize rendering (base + each overlay)', () => {
     expect(opts.securePort).toBe(10268);
   });
 
-  it('kind: the rendered flags resolve with the option parser (allocator type checked separately)', () => {
-    const raw = rawFlags(containerArgs(rendered.kind));
-    // The KEP-2593 allocator is a product value of --cidr-allocator-type; this build's option
-    // parser may not list it yet, so it is checked against the product's documented set.
-    expect(['RangeAllocator', 'MultiCIDRRangeAllocator', 'CloudAllocator']).toContain(raw.cidrAllocatorType);
-    const opts = resolveRunOptions({ ...raw, cidrAllocatorType: undefined });
+  it('kind: the rendered flags resolve with the option parser, MultiCIDRRangeAllocator included', () => {
+    const opts = resolveRunOptions(rawFlags(containerArgs(rendered.kind)));
     expect([...opts.controllers]).toEqual(['node-ipam']);
     expect(opts.cloudProvider).toBeUndefined();
-    expect(opts.ipam).toMatchObject({ allocateNodeCIDRs: true, clusterCIDR: '10.244.0.0/16,fd00:10:244::/56', nodeCIDRMaskSizeIPv4: 24, nodeCIDRMaskSizeIPv6: 64 });
+    expect(opts.ipam).toMatchObject({
+      allocateNodeCIDRs: true, cidrAllocatorType: 'MultiCIDRRangeAllocator',
+      clusterCIDR: '10.244.0.0/16,fd00:10:244::/56', nodeCIDRMaskSizeIPv4: 24, nodeCIDRMaskSizeIPv6: 64,
+    });
   });
 
   /** Checks the cloud config is mounted where --cloud-config points; returns the file's text. */

@@ -1,5 +1,5 @@
 // RBAC proof: the controller manager, run from the built binary with every controller, leader
-// election on and flags-mode pod CIDR allocation, works against the API server double enforcing
+// election on and MultiCIDRRangeAllocator pod CIDR allocation (flags mirrored as a ClusterCIDR), works against the API server double enforcing
 // deploy/base/rbac.yaml as the node-address-ccm ServiceAccount: no request is refused, and every
 // granted verb is used (or is in the commented allow-list below). And it cannot work without
 // `patch nodes/status`.
@@ -14,14 +14,13 @@ import { parseRbacYaml, type FaultHandle, type RbacPolicy } from '../../src/sim/
 import type { NodeAddress } from '../../src/nodeip/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { E2ECluster, hasTaint, podCIDRsOf, UNINITIALIZED_TAINT_KEY } from '../e2e/support/cluster.js';
-import { runCapabilities, startControllerManager, type ControllerProcess } from '../e2e/support/controller.js';
+import { startControllerManager, type ControllerProcess } from '../e2e/support/controller.js';
 import { defaultRunArgs, startDoubleTarget, type DoubleTarget } from '../e2e/support/double.js';
 import { runPrefix } from '../e2e/support/target.js';
 import { consistently, eventually } from '../e2e/support/wait.js';
 import { grantKey, grantsFor, withoutVerb } from './support/grants.js';
 import { startRecordingProxy, type RecordedRequest, type RecordingProxy } from './support/recording-proxy.js';
 
-const MULTI = (await runCapabilities()).multiCIDRRangeAllocator;
 const SA_USER = 'system:serviceaccount:kube-system:node-address-ccm';
 const SA_GROUPS = ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'];
 const RBAC_FILE = path.join(repoRoot, 'deploy/base/rbac.yaml');
@@ -38,14 +37,15 @@ const UNUSED_ALLOWED: Record<string, string> = {
 };
 
 /**
- * Granted for node-ipam's ClusterCIDR and ServiceCIDR sources (issue #6; see
- * src/controllers/nodeipam/pool-source.ts), which this build may not have yet. Allowed unused only
- * while the built `run --help` does not offer MultiCIDRRangeAllocator; once it does, this run uses
- * that mode and these verbs must be used (or explained in UNUSED_ALLOWED).
+ * MultiCIDRRangeAllocator with flags one ClusterCIDR can express (equal host bits: /24 and /120),
+ * so the run mirrors them: get (by name, 404), create, then the finalizer patch through the
+ * ClusterCIDR informer (list, watch); ServiceCIDRs through their informer (list, watch).
  */
-const PENDING_MULTI_CIDR: readonly string[] = [
-  ...['get', 'list', 'watch', 'create', 'update', 'patch'].map((v) => `${v} clustercidrs.networking.x-k8s.io`),
-  ...['get', 'list', 'watch'].map((v) => `${v} servicecidrs.networking.k8s.io`),
+const MULTI_ARGS = [
+  '--cidr-allocator-type=MultiCIDRRangeAllocator',
+  '--cluster-cidr=10.244.0.0/16,fd00:10:244::/112',
+  '--node-cidr-mask-size-ipv4=24',
+  '--node-cidr-mask-size-ipv6=120',
 ];
 
 const I = (address: string): NodeAddress => ({ type: 'InternalIP', address });
@@ -59,7 +59,7 @@ interface Run {
   prefix: string;
 }
 
-async function startRun(policy: RbacPolicy, nodes: Record<string, { addresses: NodeAddress[] }>, multiCIDR: boolean): Promise<Run> {
+async function startRun(policy: RbacPolicy, nodes: Record<string, { addresses: NodeAddress[] }>): Promise<Run> {
   const token = randomBytes(16).toString('hex');
   const target = await startDoubleTarget({ rbac: policy, users: [{ name: SA_USER, token }] });
   const proxy = await startRecordingProxy(target.server.url, { [token]: SA_USER, [target.server.adminToken]: 'admin' });
@@ -77,7 +77,7 @@ async function startRun(policy: RbacPolicy, nodes: Record<string, { addresses: N
     '--leader-elect-lease-duration=4s',
     '--leader-elect-renew-deadline=3s',
     '--leader-elect-retry-period=1s',
-    ...(multiCIDR ? ['--cidr-allocator-type=MultiCIDRRangeAllocator'] : []),
+    ...MULTI_ARGS,
   ]);
   const cluster = new E2ECluster(target.kubeConfig(), prefix);
   return { target, proxy, cluster, ccm, prefix };
@@ -102,7 +102,7 @@ describe('RBAC of deploy/base/rbac.yaml, as the node-address-ccm ServiceAccount'
   const saRequests = (): RecordedRequest[] => run.proxy.requests().filter((r) => r.user === SA_USER);
 
   beforeAll(async () => {
-    run = await startRun(policy, { a: { addresses: DUAL }, b: { addresses: DUAL }, stuck: { addresses: DUAL } }, MULTI);
+    run = await startRun(policy, { a: { addresses: DUAL }, b: { addresses: DUAL }, stuck: { addresses: DUAL } });
     // One write conflict on a node patch: the controller re-reads the node (get nodes) and re-plans.
     conflict = run.target.server.faults.inject({ verb: 'patch', resource: 'nodes', subresource: '', status: 409, count: 1 });
     await run.cluster.registerFakeNode({ name: `${run.prefix}-a`, cloudProviderExternal: true, hostIPs: ['10.0.0.1', 'fd00::1'] });
@@ -113,7 +113,7 @@ describe('RBAC of deploy/base/rbac.yaml, as the node-address-ccm ServiceAccount'
 
   afterAll(() => stopRun(run));
 
-  it(`initialises the nodes with no request refused, then uses every granted verb (${MULTI ? 'MultiCIDRRangeAllocator' : 'RangeAllocator: MultiCIDRRangeAllocator not in this build'})`, { timeout: 120_000 }, async () => {
+  it('initialises the nodes with no request refused, then uses every granted verb (MultiCIDRRangeAllocator)', { timeout: 120_000 }, async () => {
     for (const id of ['a', 'b']) {
       await eventually(async () => {
         const n = await run.cluster.getNode(`${run.prefix}-${id}`);
@@ -140,7 +140,6 @@ describe('RBAC of deploy/base/rbac.yaml, as the node-address-ccm ServiceAccount'
     expect(notGranted, 'used but not granted (should have been refused)').toEqual([]);
 
     const allowed: Record<string, string> = { ...UNUSED_ALLOWED };
-    if (!MULTI) for (const k of PENDING_MULTI_CIDR) allowed[k] ??= 'pending: this build has no MultiCIDRRangeAllocator (issue #6)';
     const unused = [...granted].filter((k) => !used.has(k)).sort();
     console.info(
       `RBAC: ${granted.size} granted (verb, resource) pairs, ${used.size} used.\n` +
@@ -148,7 +147,7 @@ describe('RBAC of deploy/base/rbac.yaml, as the node-address-ccm ServiceAccount'
     );
     expect(unused.filter((k) => !(k in allowed)), 'granted verbs the controllers never used: remove them from deploy/base/rbac.yaml or explain them in UNUSED_ALLOWED').toEqual([]);
     // The allow-lists must not go stale: everything in them is granted.
-    expect([...Object.keys(UNUSED_ALLOWED), ...PENDING_MULTI_CIDR].filter((k) => !granted.has(k))).toEqual([]);
+    expect(Object.keys(UNUSED_ALLOWED).filter((k) => !granted.has(k))).toEqual([]);
 
     // Cross-check: the double counted the same resource requests from the controller.
     const fromDouble = new Map<string, number>();
@@ -169,7 +168,7 @@ describe('without patch on nodes/status', () => {
   const log = (): string => `controller manager output (tail):\n${run?.ccm.tail(60) ?? ''}`;
 
   beforeAll(async () => {
-    run = await startRun(policy, { a: { addresses: DUAL } }, MULTI);
+    run = await startRun(policy, { a: { addresses: DUAL } });
     await run.cluster.registerFakeNode({ name: `${run.prefix}-a`, cloudProviderExternal: true, hostIPs: ['10.0.0.1', 'fd00::1'] });
   }, 60_000);
 
