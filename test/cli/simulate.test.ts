@@ -48,7 +48,7 @@ describe('node-address-ccm simulate', () => {
     expect(byCase.get('v6primary')![3]).toBe('dual-stack IPv6-primary');
     expect(byCase.get('unknown-ip')!.slice(5)).toEqual(['present', 'ProvidedNodeIPInvalid: failed to get node address from cloud provider that matches ip: 9.10.11.12']);
     expect(byCase.get('not-in-cloud')![6]).toMatch(/^InstanceNotFound: /);
-    for (const c of rows.filter((x) => x[5] === 'removed')) expect(c[4]).toMatch(/^10\.244\.\d+\.0\/24, fd00:10:244:/);
+    for (const c of rows.filter((x) => x[5] === 'removed')) expect(c[4]).toMatch(/^10\.\d+\.\d+\.0\/24, fd00:10:244:/);
     expect(r.stdout).toMatch(/converged in [\d.]+ s: 7 of 12 nodes initialised, 5 left tainted with a reason; 14 node writes, 12 events created; every node ended as its case expects/);
   });
 
@@ -66,6 +66,7 @@ describe('node-address-ccm simulate', () => {
 
   it.each([
     [['--nodes', '0'], /--nodes: 0 is out of range/],
+    [['--nodes', '16001'], /--nodes: 16001 is out of range \(1..16000\)/],
     [['--nodes', 'many'], /--nodes: "many" is not an integer/],
     [['--feature-gates', 'Nope=true'], /unrecognized feature gate "Nope"/],
     [['--timeout', 'soon'], /--timeout: invalid duration "soon"/],

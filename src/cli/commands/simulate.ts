@@ -5,6 +5,7 @@ import { UsageError } from '../exit-codes.js';
 import { createLogger, type Logger } from '../../log.js';
 import { parseIntFlag, parseGoDuration } from '../../manager/options.js';
 import { runSimulation } from '../../sim/cluster/run.js';
+import { SIM_MAX_NODES } from '../../sim/cluster/scenario.js';
 
 interface SimulateFlags {
   nodes: string;
@@ -28,7 +29,7 @@ export function register(program: Command): void {
       let timeoutMs: number;
       let logger: Logger;
       try {
-        nodes = parseIntFlag('--nodes', flags.nodes, 1, 62_500);
+        nodes = parseIntFlag('--nodes', flags.nodes, 1, SIM_MAX_NODES);
         timeoutMs = parseGoDuration('--timeout', flags.timeout);
         if (timeoutMs <= 0) throw new Error(`--timeout: must be positive, got "${flags.timeout}"`);
         logger = createLogger({ level: flags.logLevel, destination: process.stderr });

@@ -5,8 +5,12 @@ import { stringify as toYAML } from 'yaml';
 import type { NodeAddress } from '../../nodeip/types.js';
 import { PROVIDED_NODE_IP_ANNOTATION, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../../controllers/node.js';
 
-export const SIM_CLUSTER_CIDR = '10.244.0.0/16,fd00:10:244::/56';
+// Room for SIM_MAX_NODES: 16,384 /24 blocks, minus the Service range that lies inside (excluded),
+// and 65,536 /64 blocks.
+export const SIM_CLUSTER_CIDR = '10.64.0.0/10,fd00:10:244::/48';
 export const SIM_SERVICE_CIDR = '10.96.0.0/16,fd00:10:96::/112';
+/** Every node gets pod CIDRs up to this size (the IPv4 side of the cluster CIDR is the limit). */
+export const SIM_MAX_NODES = 16_000;
 export const SIM_ZONES = ['sim-zone-a', 'sim-zone-b', 'sim-zone-c'];
 export const SIM_REGION = 'sim-region-1';
 
@@ -72,7 +76,7 @@ export interface SimNode {
 
 /** `count` nodes cycling through SIM_CASES. */
 export function buildSimCluster(count: number): SimNode[] {
-  if (!Number.isInteger(count) || count < 1 || count > 250 * 250) throw new Error(`--nodes: must be an integer from 1 to ${250 * 250}, got ${count}`);
+  if (!Number.isInteger(count) || count < 1 || count > SIM_MAX_NODES) throw new Error(`--nodes: must be an integer from 1 to ${SIM_MAX_NODES}, got ${count}`);
   const out: SimNode[] = [];
   for (let i = 0; i < count; i++) {
     const c = SIM_CASES[i % SIM_CASES.length] as SimCase;
