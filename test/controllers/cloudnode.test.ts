@@ -6,6 +6,7 @@ import { FakeCloudProvider } from '../../providers/fake/fake.js';
 import { CloudNodeController } from '../../src/controllers/cloudnode/controller.js';
 import { hasUninitializedTaint } from '../../src/controllers/node.js';
 import type { PodCIDRClaims } from '../../src/controllers/nodeipam/claims.js';
+import { POD_CIDR_POOL_ANNOTATION } from '../../src/audit/findings.js';
 import { ip, KEP_DUAL_STACK, makeNode } from './builders.js';
 import { MemoryEvents, MemoryNodes, until } from './memory-nodes.js';
 
@@ -143,6 +144,8 @@ describe('CloudNodeController', () => {
     controller.start();
     await until(initialised(store, 'n1'));
     expect(store.nodes.get('n1')!.spec).toMatchObject({ podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24'] });
+    // The pool goes in the same write (the audit's "allocated by node-address-ccm" mark).
+    expect(store.nodes.get('n1')!.metadata.annotations?.[POD_CIDR_POOL_ANNOTATION]).toBe('flags');
     expect(requests[0]!.labels['topology.kubernetes.io/zone']).toBe('z1');
     expect(store.writes.filter((w) => w.kind === 'patch')).toHaveLength(1);
   });

@@ -226,14 +226,17 @@ export class CloudNodeController {
         }
         // (2) Pod CIDRs against the labels the node will have after this write.
         let podCIDRs: string[] | undefined;
+        let pool: string | undefined;
         if (this.#o.claims && nodePodCIDRs(current).length === 0) {
           const claim = this.#o.claims.claim({ name, labels: plan.labelsAfter });
           if (claim.kind === 'notReady') return { ok: true, requeueAfterMs: this.#o.notReadyRetryMs };
-          if (claim.kind === 'claimed') podCIDRs = claim.podCIDRs;
-          else this.#log.info({ node: name, reason: 'CIDRNotAvailable' }, `initialising without pod CIDRs: ${claim.reason}`);
+          if (claim.kind === 'claimed') {
+            podCIDRs = claim.podCIDRs;
+            pool = claim.pool;
+          } else this.#log.info({ node: name, reason: 'CIDRNotAvailable' }, `initialising without pod CIDRs: ${claim.reason}`);
         }
         // (3) One guarded patch: providerID, labels, pod CIDRs, taint removal.
-        await this.#o.writer.patch(name, initializationPatch(current, plan, podCIDRs));
+        await this.#o.writer.patch(name, initializationPatch(current, plan, podCIDRs, pool));
         this.#markAwaitingWatch(name);
         this.#metrics?.nodeWrites.inc({ kind: 'initialize', result: 'success' });
       } catch (error) {

@@ -2,6 +2,7 @@
 // CloudDualStackNodeIPs gate, what to write (or why the node stays tainted). No I/O here; the
 // controller turns a plan into at most two API writes and one event.
 import type { InstanceMetadata } from '../../../providers/types.js';
+import { POD_CIDR_POOL_ANNOTATION } from '../../audit/findings.js';
 import { nodeAddressesFromNodeIP } from '../../nodeip/index.js';
 import type { NodeAddress } from '../../nodeip/types.js';
 import {
@@ -170,7 +171,7 @@ export function addressesPatch(addresses: readonly NodeAddress[], resourceVersio
 }
 
 export interface MetaSpecPatch {
-  metadata: { resourceVersion: string; labels?: Record<string, string> };
+  metadata: { resourceVersion: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   spec: { taints: Taint[] | null; providerID?: string; podCIDR?: string; podCIDRs?: string[] };
 }
 
@@ -179,7 +180,7 @@ export interface MetaSpecPatch {
  * node's resourceVersion, so the API server refuses it (409) if the node changed since it was read:
  * the taint list is replaced as a whole, and that must never drop a taint added meanwhile.
  */
-export function initializationPatch(node: NodeObject, plan: InitWrite, podCIDRs?: readonly string[]): MetaSpecPatch {
+export function initializationPatch(node: NodeObject, plan: InitWrite, podCIDRs?: readonly string[], pool?: string): MetaSpecPatch {
   const resourceVersion = node.metadata.resourceVersion;
   if (!resourceVersion) throw new Error(`node ${node.metadata.name}: metadata.resourceVersion is empty; cannot guard the write`);
   const patch: MetaSpecPatch = {
@@ -191,6 +192,8 @@ export function initializationPatch(node: NodeObject, plan: InitWrite, podCIDRs?
   if (podCIDRs && podCIDRs.length > 0) {
     patch.spec.podCIDR = podCIDRs[0] as string;
     patch.spec.podCIDRs = [...podCIDRs];
+    // The pool, in the same write: how `audit` tells this controller's blocks from others'.
+    if (pool) patch.metadata.annotations = { [POD_CIDR_POOL_ANNOTATION]: pool };
   }
   return patch;
 }
