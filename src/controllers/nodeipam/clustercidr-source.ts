@@ -66,6 +66,8 @@ export class ClusterCIDRSource implements PoolSource {
   /** Pools reported as waiting on nodes (one Normal event per deletion). */
   readonly #waitingReported = new Set<string>();
   readonly #invalidReported = new Map<string, string>();
+  /** Set once the IPAM loop recorded every node: only then may a pool be found unused. */
+  #restored = false;
 
   constructor(options: ClusterCIDRSourceOptions) {
     this.#o = options;
@@ -111,6 +113,13 @@ export class ClusterCIDRSource implements PoolSource {
     await this.queue.shutDown({ drain: false });
     await this.#workers?.finished;
     await this.#watcher?.stop();
+  }
+
+  nodesRestored(): void {
+    this.#restored = true;
+    // Deletions seen before the restore were left waiting: decide them now.
+    for (const o of this.#watcher?.list() ?? []) if (o.metadata.deletionTimestamp) this.queue.add(o.metadata.name);
+    for (const name of this.#allocator?.poolNames() ?? []) if (!this.#watcher?.get(name)) this.queue.add(name);
   }
 
   nodesReleased(pools: readonly string[]): void {
@@ -189,7 +198,7 @@ export class ClusterCIDRSource implements PoolSource {
       // Gone (its finalizer was removed by someone): blocks handed out stay; the pool lingers
       // terminating in memory until its last node is released.
       if (!allocator.hasPool(name)) return;
-      if (allocator.poolInUse(name)) allocator.markTerminating(name);
+      if (allocator.poolInUse(name) || !this.#restored) allocator.markTerminating(name);
       else allocator.removePool(name);
       this.#waitingReported.delete(name);
       return;
@@ -232,7 +241,8 @@ export class ClusterCIDRSource implements PoolSource {
       }
       return;
     }
-    // Terminating: no new blocks; finalize once unused.
+    // Terminating: no new blocks; finalize once unused (known only after the nodes are restored).
+    if (!this.#restored) return;
     const users = allocator.nodesOfPool(name);
     if (users.length > 0) {
       if (!this.#waitingReported.has(name)) {

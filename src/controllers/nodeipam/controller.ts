@@ -73,6 +73,8 @@ export class NodeIPAMController implements PodCIDRClaims {
   #readyPromise: Promise<void> | undefined;
   /** Nodes that found no free block: retried at once when a pool is added or a node released. */
   readonly #waiting = new Set<string>();
+  /** The last conflict reported per node, so a repeat of the same one is not re-reported. */
+  readonly #conflicts = new Map<string, string>();
 
   constructor(options: NodeIPAMControllerOptions) {
     this.#o = options;
@@ -115,6 +117,7 @@ export class NodeIPAMController implements PodCIDRClaims {
     await this.#o.relist();
     let restored = 0;
     for (const node of this.#o.nodes.list()) if (this.#occupy(node)) restored++;
+    for (const s of this.#o.sources) s.nodesRestored?.();
     this.#ready = true;
     this.#log.info({ restored, pools: this.allocator.poolNames() }, 'allocator loaded from existing nodes');
     this.#o.nodes.addHandlers({
@@ -169,9 +172,16 @@ export class NodeIPAMController implements PodCIDRClaims {
     if (podCIDRs.length === 0) return false;
     const r = this.allocator.occupyNode(node.metadata.name, podCIDRs);
     if (!r.ok) {
-      this.#o.events.emit(node, 'Warning', IPAMEventReason.PodCIDRConflict, r.message);
-      this.#log.warn({ node: node.metadata.name, reason: r.reason, podCIDR: r.podCIDR }, r.message);
-    } else if (r.conflicts.length > 0) {
+      if (this.#conflicts.get(node.metadata.name) !== r.message) {
+        this.#conflicts.set(node.metadata.name, r.message);
+        this.#o.events.emit(node, 'Warning', IPAMEventReason.PodCIDRConflict, r.message);
+        this.#log.warn({ node: node.metadata.name, reason: r.reason, podCIDR: r.podCIDR }, r.message);
+      }
+      this.#waiting.delete(node.metadata.name);
+      return true;
+    }
+    this.#conflicts.delete(node.metadata.name);
+    if (r.conflicts.length > 0) {
       for (const c of r.conflicts) this.#log.warn({ node: c.node, podCIDR: c.podCIDR, exclusion: c.exclusion }, 'pod CIDR overlaps an excluded range');
       for (const s of this.#o.sources) s.conflictsFound?.(r.conflicts);
     }
@@ -187,6 +197,7 @@ export class NodeIPAMController implements PodCIDRClaims {
 
   #release(node: NodeObject): void {
     this.#waiting.delete(node.metadata.name);
+    this.#conflicts.delete(node.metadata.name);
     const released = this.allocator.releaseNode(node.metadata.name);
     if (!released) return;
     this.#log.info({ node: node.metadata.name, podCIDRs: released.podCIDRs }, 'pod CIDRs released');

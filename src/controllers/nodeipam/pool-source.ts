@@ -36,6 +36,11 @@ export interface PoolSource {
   stop(): Promise<void>;
   /** Nodes' blocks were released (node deleted): pools held only by them may finish terminating. */
   nodesReleased?(pools: readonly string[]): void;
+  /**
+   * Every existing node's blocks are recorded (start-up restore done). Until then a source must
+   * not conclude that a pool is unused.
+   */
+  nodesRestored?(): void;
   /** Existing node blocks found overlapping excluded ranges (restore, node updates). */
   conflictsFound?(conflicts: readonly ExclusionConflict[]): void;
 }

@@ -1,0 +1,109 @@
+// The node IPAM loop with its real ClusterCIDR and ServiceCIDR sources against the API server
+// double: one "replica" per call, each with its own client, node watcher and recorded events.
+import { Registry } from 'prom-client';
+import { NodeIPAMController } from '../../../src/controllers/nodeipam/controller.js';
+import { ClusterCIDRSource } from '../../../src/controllers/nodeipam/clustercidr-source.js';
+import { ServiceCIDRSource } from '../../../src/controllers/nodeipam/servicecidr-source.js';
+import type { PoolSource } from '../../../src/controllers/nodeipam/pool-source.js';
+import type { CloudRanges } from '../../../src/controllers/nodeipam/cloud-allocator.js';
+import { parseFlagsPool, type FlagsInput } from '../../../src/ipam/flags.js';
+import { NODES, CLUSTERCIDRS } from '../../../src/kube/types.js';
+import type { ApiServerDouble } from '../../../src/sim/apiserver/server.js';
+import { nodePodCIDRs, type NodeObject } from '../../../src/controllers/node.js';
+import { connect } from '../harness.js';
+import { MemoryEvents } from '../memory-nodes.js';
+
+export interface ObjectEvent {
+  kind: string;
+  name: string;
+  type: string;
+  reason: string;
+  message: string;
+}
+
+export interface Replica {
+  controller: NodeIPAMController;
+  clusterCIDRs?: ClusterCIDRSource;
+  serviceCIDRs: ServiceCIDRSource;
+  events: MemoryEvents;
+  objectEvents: ObjectEvent[];
+  registry: Registry;
+  stop(): Promise<void>;
+}
+
+export interface ReplicaOptions {
+  flags?: FlagsInput;
+  serviceClusterIPRange?: string;
+  /** CloudAllocator mode: ranges from this source, no ClusterCIDR source. */
+  cloud?: CloudRanges;
+  workers?: number;
+}
+
+export async function startReplica(api: ApiServerDouble, o: ReplicaOptions = {}): Promise<Replica> {
+  const { client, watcher, nodes, writer } = connect(api);
+  const registry = new Registry();
+  const events = new MemoryEvents();
+  const objectEvents: ObjectEvent[] = [];
+  const serviceCIDRs = new ServiceCIDRSource({ client, registry, watchStaleAfterMs: 5000, ...(o.serviceClusterIPRange ? { serviceClusterIPRange: o.serviceClusterIPRange } : {}) });
+  const clusterCIDRs = o.cloud ? undefined : new ClusterCIDRSource({ client, watchStaleAfterMs: 5000, ...(o.flags ? { flags: parseFlagsPool(o.flags) } : {}) });
+  const sources: PoolSource[] = clusterCIDRs ? [clusterCIDRs, serviceCIDRs] : [serviceCIDRs];
+  watcher.start();
+  await watcher.synced;
+  const controller = new NodeIPAMController({
+    nodes, writer, events, sources, registry,
+    leaveTaintedNodes: false, fenceMs: 0, relist: () => watcher.relist('test'), workers: o.workers ?? 2,
+    objectEvents: (ref, type, reason, message) => objectEvents.push({ kind: ref.kind, name: ref.name, type, reason, message }),
+    ...(o.cloud ? {
+      cloud: {
+        ranges: o.cloud,
+        serviceRanges: () => serviceCIDRs.serviceRanges().flatMap((r) => r.cidrs),
+        patchStatus: (name: string, patch: unknown) => client.patch(NODES, name, patch, 'strategic', { subresource: 'status' }),
+      },
+    } : {}),
+  });
+  await controller.start();
+  return {
+    controller, serviceCIDRs, events, objectEvents, registry,
+    ...(clusterCIDRs ? { clusterCIDRs } : {}),
+    async stop() {
+      await controller.stop();
+      await watcher.stop();
+      client.close();
+    },
+  };
+}
+
+export function storedNodes(api: ApiServerDouble): NodeObject[] {
+  return api.store.list('nodes') as unknown as NodeObject[];
+}
+
+export function podCIDRsOf(api: ApiServerDouble, name: string): string[] {
+  const n = api.store.peek('nodes', name) as unknown as NodeObject | undefined;
+  return n ? nodePodCIDRs(n) : [];
+}
+
+export function createClusterCIDR(api: ApiServerDouble, name: string, spec: Record<string, unknown>): void {
+  api.store.create('clustercidrs.networking.x-k8s.io', { apiVersion: `${CLUSTERCIDRS.group}/${CLUSTERCIDRS.version}`, kind: 'ClusterCIDR', metadata: { name }, spec });
+}
+
+export function clusterCIDR(api: ApiServerDouble, name: string): { metadata: { name: string; finalizers?: string[]; deletionTimestamp?: string } } | undefined {
+  return api.store.peek('clustercidrs.networking.x-k8s.io', name) as never;
+}
+
+/** Every pod CIDR handed out exactly once. */
+export function duplicates(api: ApiServerDouble): string[] {
+  const seen = new Map<string, string>();
+  const dups: string[] = [];
+  for (const n of storedNodes(api)) {
+    for (const c of nodePodCIDRs(n)) {
+      const other = seen.get(c);
+      if (other) dups.push(`${c}: ${other} and ${n.metadata.name}`);
+      seen.set(c, n.metadata.name);
+    }
+  }
+  return dups;
+}
+
+export function labelSelector(key: string, value: string): Record<string, unknown> {
+  return { nodeSelectorTerms: [{ matchExpressions: [{ key, operator: 'In', values: [value] }] }] };
+}
