@@ -201,7 +201,20 @@ export class ControllerManager {
         },
       });
       this.client.setWriteGate(this.#elector.writeGate);
-      const end = await this.#elector.run(signal);
+      // A graceful stop drains the queues and flushes events while still leading (the gate stays
+      // open as long as renewals succeed), then releases the lease.
+      const electorAbort = new AbortController();
+      const onAbort = (): void => {
+        void (async () => {
+          await this.#running;
+          await this.#stopControllers();
+          electorAbort.abort();
+        })();
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      const end = await this.#elector.run(electorAbort.signal);
+      signal.removeEventListener('abort', onAbort);
       await this.#running;
       await this.#stopControllers();
       return end;

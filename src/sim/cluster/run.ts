@@ -152,6 +152,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       if (Date.now() - started > timeoutMs) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    // Stop the manager before counting: it flushes the events it recorded (Synced comes last).
+    abort.abort();
+    await done;
     const requests = api.counters().filter((c) => c.userAgent.includes('simulate')).map((c) => ({ verb: c.verb, resource: c.resource, subresource: c.subresource, count: c.count }));
     const elapsedMs = Date.now() - started;
     const shown = options.fullTable || rows.length <= 40 ? rows : rows.slice(0, 40);
