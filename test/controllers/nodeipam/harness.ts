@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { NodeIPAMController } from '../../../src/controllers/nodeipam/controller.js';
 import { ClusterCIDRSource } from '../../../src/controllers/nodeipam/clustercidr-source.js';
 import { ServiceCIDRSource } from '../../../src/controllers/nodeipam/servicecidr-source.js';
-import type { PoolSource } from '../../../src/controllers/nodeipam/pool-source.js';
+import { FlagsPoolSource, type PoolSource } from '../../../src/controllers/nodeipam/pool-source.js';
 import type { CloudRanges } from '../../../src/controllers/nodeipam/cloud-allocator.js';
 import { parseFlagsPool, type FlagsInput } from '../../../src/ipam/flags.js';
 import { NODES, CLUSTERCIDRS } from '../../../src/kube/types.js';
@@ -34,7 +34,7 @@ export interface Replica {
 export interface ReplicaOptions {
   flags?: FlagsInput;
   serviceClusterIPRange?: string;
-  /** CloudAllocator mode: ranges from this source, no ClusterCIDR source. */
+  /** CloudAllocator mode: ranges from this source, no ClusterCIDR source (`flags`: an in-memory pool). */
   cloud?: CloudRanges;
   workers?: number;
 }
@@ -46,7 +46,7 @@ export async function startReplica(api: ApiServerDouble, o: ReplicaOptions = {})
   const objectEvents: ObjectEvent[] = [];
   const serviceCIDRs = new ServiceCIDRSource({ client, registry, watchStaleAfterMs: 5000, ...(o.serviceClusterIPRange ? { serviceClusterIPRange: o.serviceClusterIPRange } : {}) });
   const clusterCIDRs = o.cloud ? undefined : new ClusterCIDRSource({ client, watchStaleAfterMs: 5000, ...(o.flags ? { flags: parseFlagsPool(o.flags) } : {}) });
-  const sources: PoolSource[] = clusterCIDRs ? [clusterCIDRs, serviceCIDRs] : [serviceCIDRs];
+  const sources: PoolSource[] = clusterCIDRs ? [clusterCIDRs, serviceCIDRs] : [...(o.flags ? [new FlagsPoolSource(o.flags)] : []), serviceCIDRs];
   watcher.start();
   await watcher.synced;
   const controller = new NodeIPAMController({

@@ -1,0 +1,92 @@
+// CloudAllocator through the API server double: the cloud's ranges are written as they are, the
+// node's NetworkUnavailable condition becomes False/RouteCreated, and a range clashing with a
+// pool's block, another node or a Service range is reported (Warning events), not hidden.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeCloudProvider } from '../../../providers/fake/fake.js';
+import { cloudRangesFromProvider, recordCloudRanges } from '../../../src/controllers/nodeipam/cloud-allocator.js';
+import { POD_CIDR_POOL_ANNOTATION, CLOUD_POOL } from '../../../src/audit/findings.js';
+import { PodCIDRAllocator, flagsPoolToClusterCIDR, parseFlagsPool } from '../../../src/ipam/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../../src/sim/apiserver/server.js';
+import type { NodeObject } from '../../../src/controllers/node.js';
+import { createNode } from '../harness.js';
+import { until } from '../memory-nodes.js';
+import { ip } from '../builders.js';
+import { podCIDRsOf, startReplica, type Replica } from './harness.js';
+
+let api: ApiServerDouble;
+let replicas: Replica[] = [];
+beforeEach(async () => {
+  api = await startApiServerDouble({ bookmarkIntervalMs: 200 });
+});
+afterEach(async () => {
+  await Promise.all(replicas.map((r) => r.stop()));
+  replicas = [];
+  await api.stop();
+});
+
+const conditions = (name: string): { type: string; status: string; reason?: string }[] =>
+  ((api.store.get('nodes', name) as unknown as NodeObject).status?.conditions as { type: string; status: string; reason?: string }[] | undefined) ?? [];
+
+describe('CloudAllocator', () => {
+  it('writes the cloud ranges with the cloud pool annotation and sets NetworkUnavailable=False/RouteCreated, keeping other conditions', async () => {
+    const cloud = new FakeCloudProvider();
+    cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.1.0/24', 'fd00:8::1:0/112'] });
+    const node = createNode(api, { name: 'a', tainted: false });
+    const stored = api.store.get('nodes', 'a');
+    api.store.update('nodes', { ...stored, status: { ...(node.status ?? {}), conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] } }, { subresource: 'status' });
+    const r = await startReplica(api, { cloud: cloudRangesFromProvider(cloud) });
+    replicas.push(r);
+    await until(() => conditions('a').some((c) => c.type === 'NetworkUnavailable'), 5000, 'NetworkUnavailable condition');
+    expect(podCIDRsOf(api, 'a')).toEqual(['10.8.1.0/24', 'fd00:8::1:0/112']);
+    expect((api.store.get('nodes', 'a') as unknown as NodeObject).metadata.annotations?.[POD_CIDR_POOL_ANNOTATION]).toBe(CLOUD_POOL);
+    expect(conditions('a')).toEqual(expect.arrayContaining([
+      expect.objectContaining({ type: 'Ready', status: 'True' }),
+      expect.objectContaining({ type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated' }),
+    ]));
+    // Nothing to claim in this mode: the cloud node controller writes no pod CIDRs.
+    expect(r.controller.claim({ name: 'x', labels: {} })).toMatchObject({ kind: 'unavailable' });
+  });
+
+  it('a clash with another node and with a Service range is reported; a node the cloud has no range for waits with a Warning', async () => {
+    const cloud = new FakeCloudProvider();
+    cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.0.0/24'] });
+    cloud.setInstance('b', { addresses: [ip('10.0.0.2')], podCIDRs: ['10.8.0.0/24'] });
+    cloud.setInstance('c', { addresses: [ip('10.0.0.3')] });
+    api.store.create('servicecidrs.networking.k8s.io', { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'svc' }, spec: { cidrs: ['10.8.0.0/23'] } });
+    // A --cluster-cidr pool: the cloud's ranges inside it are recorded there, so two nodes given
+    // the same range are caught (outside every pool, the audit loop's PodCIDROverlap catches it).
+    const r = await startReplica(api, { cloud: cloudRangesFromProvider(cloud), flags: { clusterCIDR: '10.8.0.0/16', nodeCIDRMaskSizeIPv4: 24 } });
+    replicas.push(r);
+    createNode(api, { name: 'a', tainted: false });
+    await until(() => podCIDRsOf(api, 'a').length > 0);
+    createNode(api, { name: 'b', tainted: false });
+    createNode(api, { name: 'c', tainted: false });
+    await until(() => r.events.for('b').some((e) => e.reason === 'CloudRangeClash') && r.events.for('c').length > 0, 5000, 'events');
+    const msgs = [...r.events.for('a'), ...r.events.for('b')].filter((e) => e.reason === 'CloudRangeClash').map((e) => e.message);
+    expect(msgs).toContain("the cloud's pod range 10.8.0.0/24 for node a overlaps Service range 10.8.0.0/23");
+    expect(msgs).toContain("the cloud's pod range 10.8.0.0/24 for node b overlaps the block of node a");
+    expect(r.events.for('c')[0]).toMatchObject({ type: 'Warning', reason: 'CloudRangeNotAvailable' });
+    expect(r.events.for('c')[0]!.message).toMatch(/reports no pod range/);
+    expect(podCIDRsOf(api, 'c')).toEqual([]);
+  });
+});
+
+describe('recordCloudRanges', () => {
+  const flags = flagsPoolToClusterCIDR(parseFlagsPool({ clusterCIDR: '10.8.0.0/16', nodeCIDRMaskSizeIPv4: 24 }));
+  const cases: { name: string; ranges: string[][]; service?: string[]; clashes: string[] }[] = [
+    { name: 'inside the pool, disjoint', ranges: [['10.8.1.0/24'], ['10.8.2.0/24']], clashes: [] },
+    { name: 'the same block as another node', ranges: [['10.8.1.0/24'], ['10.8.1.0/24']], clashes: ['other-node'] },
+    { name: 'partly covering the pool', ranges: [['10.8.0.0/15']], clashes: ['pool'] },
+    { name: 'outside every pool: normal in this mode', ranges: [['192.168.0.0/24']], clashes: [] },
+    { name: 'inside a Service range', ranges: [['10.8.1.0/24']], service: ['10.8.0.0/22'], clashes: ['service'] },
+    { name: 'two ranges of one family', ranges: [['10.8.1.0/24', '10.8.2.0/24']], clashes: ['two-per-family'] },
+    { name: 'not a CIDR', ranges: [['10.8.1.0/33']], clashes: ['invalid'] },
+  ];
+  it.each(cases)('$name', ({ ranges, service, clashes }) => {
+    const a = new PodCIDRAllocator();
+    a.upsertPool(flags);
+    if (service) a.setExclusion('svc', service);
+    const got = ranges.flatMap((r, i) => recordCloudRanges(a, `n${i}`, r, service ?? []).clashes.map((c) => c.kind));
+    expect(got).toEqual(clashes);
+  });
+});
