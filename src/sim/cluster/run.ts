@@ -51,6 +51,15 @@ export interface SimulationResult {
   requests: { verb: string; resource: string; subresource: string; count: number }[];
 }
 
+/** Nodes that already have their `Synced` event: the controller finished with them. */
+function syncedNodes(events: EventObject[]): Set<string> {
+  const names = new Set<string>();
+  for (const e of events) {
+    if (e.type === 'Normal' && e.reason === 'Synced' && e.involvedObject.kind === 'Node' && e.involvedObject.name) names.add(e.involvedObject.name);
+  }
+  return names;
+}
+
 function latestWarnings(events: EventObject[]): Map<string, EventObject> {
   const byNode = new Map<string, EventObject>();
   for (const e of events) {
@@ -134,12 +143,17 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     let lastLine = '';
     for (;;) {
       const nodes = new Map((api.store.list('nodes') as unknown as NodeObject[]).map((n) => [n.metadata.name, n]));
-      const warnings = latestWarnings(api.store.list('events', { namespace: 'default' }) as unknown as EventObject[]);
+      const nodeEvents = api.store.list('events', { namespace: 'default' }) as unknown as EventObject[];
+      const warnings = latestWarnings(nodeEvents);
+      const synced = syncedNodes(nodeEvents);
       rows = cluster.map((c) => row(c, nodes.get(c.name), warnings.get(c.name), allowDualStack));
       const initialised = rows.filter((r) => r.taint === 'removed').length;
       const withPods = rows.filter((r) => r.taint === 'removed' && r.podCIDRs !== '-').length;
       const explained = rows.filter((r) => r.taint === 'present' && r.reason !== 'waiting').length;
-      const settled = initialised === withPods && initialised + explained === expectedDone;
+      // The store shows the untainting write before the controller has seen its response and
+      // recorded `Synced`; stopping then would abort that sync, so wait for the event too.
+      const reported = rows.filter((r) => r.taint === 'removed' && synced.has(r.node)).length;
+      const settled = initialised === withPods && reported === initialised && initialised + explained === expectedDone;
       if (options.progress !== false) {
         const lineText = `  ${manager.isLeading() ? 'leading' : 'waiting for the lease'}: ${initialised}/${expectedDone} initialised, ${withPods} with pod CIDRs, ${explained} tainted with a reason`;
         if (lineText !== lastLine) out.write(`${lineText}\n`);
