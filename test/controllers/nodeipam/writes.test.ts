@@ -41,7 +41,7 @@ describe('the allocation write', () => {
 
   const fail = (kind: 'definite' | 'unknown') => (kind === 'definite'
     ? new ApiError({ code: 403, message: 'forbidden', method: 'PATCH', path: '/api/v1/nodes/a' })
-    : new TransportError({ kind: 'timeout', requestSent: true, method: 'PATCH', path: '/api/v1/nodes/a' }));
+    : new TransportError({ kind: 'timeout', requestSent: true, method: 'PATCH', path: '/api/v1/nodes/a', detail: 'no response within 2000ms' }));
 
   it.each([
     { kind: 'definite' as const, keeps: false, word: 'released' },
