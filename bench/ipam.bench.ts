@@ -8,6 +8,7 @@ import { CIDRSet } from '../src/ipam/cidrset.js';
 import { PodCIDRAllocator } from '../src/ipam/allocator.js';
 import { parseClusterCIDR } from '../src/ipam/clustercidr.js';
 import { planPodCIDRs } from '../src/ipam/plan.js';
+import { seededRandom } from '../src/util/random.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -30,17 +31,6 @@ interface Case {
   run: () => Outcome;
 }
 
-/** Small deterministic PRNG (mulberry32) so every run does the same work. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function fill(range: string, mask: number, n: number): Outcome {
   const s = new CIDRSet(range, mask);
@@ -88,7 +78,7 @@ const cases: Case[] = [
     runs: 5,
     run: () => {
       const s = new CIDRSet('10.0.0.0/8', 24);
-      const next = rng(42);
+      const next = seededRandom(42);
       const held: string[] = [];
       let check = 0;
       for (let i = 0; i < 200_000; i++) {

@@ -2,6 +2,9 @@
 // when one call is throttled every caller in the process should slow down, not only the one that
 // saw the error. The SDK's adaptive retry already paces retries of a single request; this gate
 // paces the next requests of all callers.
+import { sleep } from '../../src/util/sleep.js';
+
+export { sleep };
 
 export interface BackoffGateOptions {
   /** First delay after a throttle (ms). */
@@ -69,21 +72,6 @@ export class BackoffGate {
   succeeded(): void {
     this.delayMs = this.delayMs <= this.baseMs ? 0 : Math.floor(this.delayMs / 2);
   }
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    signal?.throwIfAborted();
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason ?? new Error('aborted'));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** The gate shared by every AWS provider in this process. */

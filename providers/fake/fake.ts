@@ -3,6 +3,7 @@
 // and in what order. Failures are injected per call ("the next N calls fail") or per node.
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef } from '../types.js';
 import { found, notFound, retryableError } from '../types.js';
+import { sleep } from '../../src/util/sleep.js';
 
 export type FakeMethod = 'instancesMetadata' | 'instancesExist' | 'instancesShutdown';
 
@@ -243,17 +244,6 @@ export class FakeCloudProvider implements CloudProvider {
 
   private delay(signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
-    if (this.latencyMs <= 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(signal?.reason ?? new Error('aborted'));
-      };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, this.latencyMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return this.latencyMs <= 0 ? Promise.resolve() : sleep(this.latencyMs, signal);
   }
 }

@@ -1,6 +1,7 @@
 // Fault injection and request counters: what tests use to make the API server slow, flaky or
 // forgetful, and to count the calls a controller makes.
 import { ApiError, type StatusReason } from './errors.js';
+import { seededRandom } from '../../util/random.js';
 
 /** Kubernetes audit verbs. */
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
@@ -65,18 +66,6 @@ interface Rule {
   fired: number;
 }
 
-// mulberry32: small, fast and seedable, so fault sequences repeat from run to run.
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function validateSpec(spec: FaultSpec): void {
   const fail = (field: string, value: unknown, why: string): never => {
     throw new Error(`fault ${field}: ${why}, got ${JSON.stringify(value)}`);
@@ -114,7 +103,7 @@ export class Faults {
   private readonly random: () => number;
 
   constructor(seed = 1) {
-    this.random = prng(seed);
+    this.random = seededRandom(seed);
   }
 
   inject(spec: FaultSpec): FaultHandle {
