@@ -96,6 +96,14 @@ describe('resolveRunOptions', () => {
     expect([...o.controllers]).toEqual(['node-ipam']);
   });
 
+  it('MultiCIDRRangeAllocator and CloudAllocator need no --cluster-cidr; node-ipam alone needs no provider', () => {
+    const multi = resolveRunOptions({ controllers: 'node-ipam', allocateNodeCidrs: true, cidrAllocatorType: 'MultiCIDRRangeAllocator' });
+    expect(multi.ipam).toEqual({ allocateNodeCIDRs: true, cidrAllocatorType: 'MultiCIDRRangeAllocator' });
+    expect(multi.cloudProvider).toBeUndefined();
+    const cloud = resolveRunOptions({ controllers: 'node-ipam', allocateNodeCidrs: true, cidrAllocatorType: 'CloudAllocator', cloudProvider: 'gce' });
+    expect(cloud.ipam.cidrAllocatorType).toBe('CloudAllocator');
+  });
+
   it('leader election off skips its timing checks', () => {
     const o = resolveRunOptions({ ...base, leaderElect: 'false', leaderElectLeaseDuration: '1s' });
     expect(o.leaderElection.enabled).toBe(false);
@@ -107,7 +115,8 @@ describe('resolveRunOptions', () => {
     [{ ...base, concurrentNodeSyncs: '0' }, /--concurrent-node-syncs: 0 is out of range/],
     [{ ...base, concurrentNodeSyncs: 'four' }, /--concurrent-node-syncs: "four" is not an integer/],
     [{ ...base, nodeStatusUpdateFrequency: '0' }, /--node-status-update-frequency: must be positive/],
-    [{ ...base, cidrAllocatorType: 'IPAMFromCluster' }, /--cidr-allocator-type: unsupported type "IPAMFromCluster"/],
+    [{ ...base, cidrAllocatorType: 'IPAMFromCluster' }, /--cidr-allocator-type: unsupported type "IPAMFromCluster" \(supported: RangeAllocator, MultiCIDRRangeAllocator, CloudAllocator\)/],
+    [{ controllers: 'node-ipam', allocateNodeCidrs: true, cidrAllocatorType: 'CloudAllocator' }, /--cloud-provider: required with --cidr-allocator-type=CloudAllocator/],
     [{ ...base, nodeCidrMaskSizeIpv4: '129' }, /--node-cidr-mask-size-ipv4: 129 is out of range/],
     [{ ...base, leaderElectLeaseDuration: '10s' }, /--leader-elect-lease-duration: must be greater than --leader-elect-renew-deadline/],
     [{ ...base, leaderElectRetryPeriod: '9s' }, /--leader-elect-renew-deadline: must be greater than 1.2/],

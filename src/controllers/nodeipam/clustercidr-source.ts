@@ -88,6 +88,15 @@ export class ClusterCIDRSource implements PoolSource {
     this.#allocator = allocator;
     this.#hooks = hooks;
     const log = (this.#log = logger.child({ source: this.name }));
+    // Without the CRD the watch would retry forever with nothing to show for it: say what is missing.
+    try {
+      await this.#o.client.list(CLUSTERCIDRS, { limit: 1 });
+    } catch (err) {
+      if (isNotFound(err)) {
+        throw new Error(`MultiCIDRRangeAllocator: ${CLUSTERCIDRS.plural}.${CLUSTERCIDRS.group}/${CLUSTERCIDRS.version} is not served: install the CRD (deploy/base/crd-clustercidrs.yaml)`, { cause: err });
+      }
+      throw err;
+    }
     const w = new Watcher<ClusterCIDRObject>({ client: this.#o.client, resource: CLUSTERCIDRS, logger, staleAfterMs: this.#o.watchStaleAfterMs ?? 90_000 });
     this.#watcher = w;
     w.on('add', (o) => this.queue.add(o.metadata.name));

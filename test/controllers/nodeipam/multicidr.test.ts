@@ -267,3 +267,12 @@ describe('MultiCIDRRangeAllocator: Service CIDRs', () => {
     expect(podCIDRsOf(api, 'a')).toEqual(['10.1.1.0/24']);
   });
 });
+
+describe('MultiCIDRRangeAllocator without the CRD', () => {
+  it('fails to start with an error naming the missing resource', async () => {
+    const { DEFAULT_RESOURCES } = await import('../../../src/sim/apiserver/resources.js');
+    await api.stop();
+    api = await startApiServerDouble({ resources: DEFAULT_RESOURCES.filter((r) => r.plural !== 'clustercidrs') });
+    await expect(replica()).rejects.toThrow('MultiCIDRRangeAllocator: clustercidrs.networking.x-k8s.io/v1 is not served: install the CRD (deploy/base/crd-clustercidrs.yaml)');
+  });
+});
