@@ -190,7 +190,11 @@ export class NodeIPAMController implements PodCIDRClaims {
   }
 
   #observe(node: NodeObject): void {
-    if (this.#occupy(node)) return;
+    if (this.#occupy(node)) {
+      // CloudAllocator: blocks written but the condition not yet (a failed status write, a restart).
+      if (this.#o.cloud && !networkAvailable(node)) this.queue.add(node.metadata.name);
+      return;
+    }
     if (this.#o.leaveTaintedNodes && hasUninitializedTaint(node)) return;
     this.queue.add(node.metadata.name);
   }
@@ -225,13 +229,20 @@ export class NodeIPAMController implements PodCIDRClaims {
   }
 
   async #sync(name: string): Promise<void> {
+    const node = await this.#assign(name);
+    // CloudAllocator: after the spec write (never in it: status is its own subresource), the
+    // condition. A failure here retries this step only: the blocks are already written.
+    if (this.#o.cloud && node && nodePodCIDRs(node).length > 0 && !networkAvailable(node)) {
+      await this.#o.cloud.patchStatus(name, networkAvailablePatch(new Date(this.#clock.now())));
+    }
+  }
+
+  /** Writes the node's blocks unless it has some; returns the latest node seen (undefined: gone or left alone). */
+  async #assign(name: string): Promise<NodeObject | undefined> {
     let node = this.#o.nodes.get(name);
     for (let attempt = 0; node; attempt++) {
-      if (nodePodCIDRs(node).length > 0) {
-        if (this.#o.cloud && !networkAvailable(node)) await this.#o.cloud.patchStatus(name, networkAvailablePatch(new Date(this.#clock.now())));
-        return;
-      }
-      if (this.#o.leaveTaintedNodes && hasUninitializedTaint(node)) return;
+      if (nodePodCIDRs(node).length > 0) return node;
+      if (this.#o.leaveTaintedNodes && hasUninitializedTaint(node)) return undefined;
       let podCIDRs: string[];
       let pool: string;
       if (this.#o.cloud) {
@@ -255,14 +266,13 @@ export class NodeIPAMController implements PodCIDRClaims {
       const resourceVersion = node.metadata.resourceVersion;
       try {
         // One PATCH, guarded by resourceVersion: the blocks and the pool they came from.
-        await this.#o.writer.patch(name, { metadata: { resourceVersion, annotations: { [POD_CIDR_POOL_ANNOTATION]: pool } }, spec: { podCIDR: podCIDRs[0], podCIDRs } });
+        const written = await this.#o.writer.patch(name, { metadata: { resourceVersion, annotations: { [POD_CIDR_POOL_ANNOTATION]: pool } }, spec: { podCIDR: podCIDRs[0], podCIDRs } });
         this.#log.info({ node: name, podCIDRs, pool }, 'pod CIDRs assigned');
-        if (this.#o.cloud) await this.#o.cloud.patchStatus(name, networkAvailablePatch(new Date(this.#clock.now())));
-        return;
+        return written;
       } catch (err) {
         if (isNotFound(err)) {
           this.allocator.releaseNode(name);
-          return;
+          return undefined;
         }
         if (!(isConflict(err) || isInvalid(err)) || attempt >= (this.#o.conflictRetries ?? 5)) {
           // A definite failure gives the blocks back; an unknown outcome (timeout, dropped
@@ -278,17 +288,20 @@ export class NodeIPAMController implements PodCIDRClaims {
         } catch (readErr) {
           if (isNotFound(readErr)) {
             this.allocator.releaseNode(name);
-            return;
+            return undefined;
           }
           throw readErr;
         }
         // Someone else set pod CIDRs meanwhile: theirs win; record them instead of ours.
         if (nodePodCIDRs(node).length > 0) {
-          this.allocator.releaseNode(name);
-          this.#occupy(node);
-          return;
+          if (nodePodCIDRs(node).join() !== podCIDRs.join()) {
+            this.allocator.releaseNode(name);
+            this.#occupy(node);
+          }
+          return node;
         }
       }
     }
+    return undefined;
   }
 }

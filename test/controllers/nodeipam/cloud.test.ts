@@ -47,6 +47,19 @@ describe('CloudAllocator', () => {
     expect(r.controller.claim({ name: 'x', labels: {} })).toMatchObject({ kind: 'unavailable' });
   });
 
+  it('a failed condition write is retried on its own: the blocks are written once and kept', async () => {
+    const cloud = new FakeCloudProvider();
+    cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.1.0/24'] });
+    const fault = api.faults.inject({ verb: 'patch', resource: 'nodes', subresource: 'status', status: 500, count: 1 });
+    const r = await startReplica(api, { cloud: cloudRangesFromProvider(cloud), flags: { clusterCIDR: '10.8.0.0/16', nodeCIDRMaskSizeIPv4: 24 } });
+    replicas.push(r);
+    createNode(api, { name: 'a', tainted: false });
+    await until(() => conditions('a').some((c) => c.type === 'NetworkUnavailable' && c.status === 'False'), 10_000, 'condition after the retry');
+    expect(fault.fired).toBe(1);
+    expect(api.count({ verb: 'patch', resource: 'nodes', subresource: '' })).toBe(1);
+    expect(r.controller.allocator.nodeAllocation('a')?.podCIDRs).toEqual(['10.8.1.0/24']);
+  });
+
   it('a clash with another node and with a Service range is reported; a node the cloud has no range for waits with a Warning', async () => {
     const cloud = new FakeCloudProvider();
     cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.0.0/24'] });
