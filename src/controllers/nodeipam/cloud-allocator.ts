@@ -5,7 +5,7 @@
 // (a clash with a pool, another node or a Service range is reported, never silently accepted) and
 // builds the node writes: spec.podCIDRs, then the NetworkUnavailable=False/RouteCreated condition.
 import type { CloudProvider } from '../../../providers/types.js';
-import { CIDRParseError, cidrsOverlap, parseCIDR, type CIDR, type PodCIDRAllocator } from '../../ipam/index.js';
+import { CIDRParseError, cidrsOverlap, cidrSize, formatCIDR, parseCIDR, prefixMask, type CIDR, type PodCIDRAllocator } from '../../ipam/index.js';
 import type { NodeObject } from '../node.js';
 
 export type CloudRangeResult =
@@ -39,18 +39,99 @@ export function cloudRangesFromProvider(provider: CloudProvider): CloudRanges {
   };
 }
 
+/**
+ * Every node's cloud ranges, pools or not, so two nodes given overlapping ranges are caught even
+ * outside every pool. CIDRs nest or are disjoint: a range overlaps another iff one contains the
+ * other, found by walking the range's own prefixes (the ones containing it) and by a binary search
+ * over the ranges sorted by address (the ones it contains): O(bits + log n) per check.
+ */
+export class CloudRangeIndex {
+  readonly #byKey = new Map<string, Set<string>>();
+  readonly #byNode = new Map<string, CIDR[]>();
+  /** Per family (0: IPv4, 1: IPv6): [range, node] sorted by address, then prefix. */
+  readonly #sorted: [CIDR, string][][] = [[], []];
+
+  get size(): number {
+    return this.#byNode.size;
+  }
+
+  /** Replaces the node's ranges. */
+  set(node: string, cidrs: readonly CIDR[]): void {
+    this.remove(node);
+    this.#byNode.set(node, [...cidrs]);
+    for (const c of cidrs) {
+      const k = key(c);
+      (this.#byKey.get(k) ?? this.#byKey.set(k, new Set()).get(k)!).add(node);
+      const list = this.#sorted[c.family === 4 ? 0 : 1]!;
+      list.splice(lowerBound(list, c.addr, c.prefix), 0, [c, node]);
+    }
+  }
+
+  remove(node: string): void {
+    const cidrs = this.#byNode.get(node);
+    if (!cidrs) return;
+    this.#byNode.delete(node);
+    for (const c of cidrs) {
+      const k = key(c);
+      const set = this.#byKey.get(k);
+      set?.delete(node);
+      if (set?.size === 0) this.#byKey.delete(k);
+      const list = this.#sorted[c.family === 4 ? 0 : 1]!;
+      for (let i = lowerBound(list, c.addr, c.prefix); i < list.length && list[i]![0].addr === c.addr && list[i]![0].prefix === c.prefix; i++) {
+        if (list[i]![1] === node) {
+          list.splice(i, 1);
+          break;
+        }
+      }
+    }
+  }
+
+  /** A node other than `self` whose range overlaps `c`, if any. */
+  overlapping(c: CIDR, self: string): string | undefined {
+    // Ranges containing c (or equal): c's own prefixes.
+    for (let p = 0; p <= c.prefix; p++) {
+      const k = `${c.family}|${formatCIDR(c.family, c.addr & prefixMask(c.bits, p), p)}`;
+      for (const n of this.#byKey.get(k) ?? []) if (n !== self) return n;
+    }
+    // Ranges inside c: addresses in [c.addr, c.addr + size).
+    const list = this.#sorted[c.family === 4 ? 0 : 1]!;
+    const end = c.addr + cidrSize(c);
+    for (let i = lowerBound(list, c.addr, 0); i < list.length && list[i]![0].addr < end; i++) {
+      if (list[i]![1] !== self) return list[i]![1];
+    }
+    return undefined;
+  }
+}
+
+function key(c: CIDR): string {
+  return `${c.family}|${c.text}`;
+}
+
+function lowerBound(list: [CIDR, string][], addr: bigint, prefix: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const m = list[mid]![0];
+    if (m.addr < addr || (m.addr === addr && m.prefix < prefix)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export interface CloudClash {
   kind: 'invalid' | 'two-per-family' | 'other-node' | 'pool' | 'service';
   message: string;
 }
 
 /**
- * Records a node's cloud ranges in the shared allocator and lists what they clash with. Ranges
- * inside a pool are recorded there (the pool never hands them out again); ranges outside every
- * pool are normal in this mode unless they partly cover a pool. Pure over the allocator state.
+ * Records a node's cloud ranges in the shared allocator and the range index, and lists what they
+ * clash with. Ranges inside a pool are recorded there (the pool never hands them out again);
+ * ranges outside every pool are normal in this mode unless they partly cover a pool. No I/O.
  */
 export function recordCloudRanges(
   allocator: PodCIDRAllocator,
+  index: CloudRangeIndex,
   node: string,
   podCIDRs: readonly string[],
   serviceRanges: readonly string[],
@@ -69,13 +150,21 @@ export function recordCloudRanges(
     return { podCIDRs: [], clashes: [{ kind: 'two-per-family', message: `the cloud gives node ${node} more than one pod range per family: ${podCIDRs.join(', ')}` }] };
   }
   const texts = parsed.map((c) => c.text);
+  for (const c of parsed) {
+    const other = index.overlapping(c, node);
+    if (other !== undefined) clashes.push({ kind: 'other-node', message: `the cloud's pod range ${c.text} for node ${node} overlaps the block of node ${other}` });
+  }
+  index.set(node, parsed);
   const r = allocator.occupyNode(node, texts);
   if (r.ok) {
     for (const c of r.conflicts) clashes.push({ kind: 'service', message: `the cloud's pod range ${c.podCIDR} for node ${node} overlaps Service range ${c.exclusion}` });
     return { podCIDRs: texts, clashes };
   }
   if (r.reason === 'claimed-by-other-node') {
-    clashes.push({ kind: 'other-node', message: `the cloud's pod range ${r.podCIDR} for node ${node} overlaps the block of node ${r.otherNode ?? '?'}` });
+    // A block held through a pool by a node the index does not know (restored before this mode).
+    if (!clashes.some((c) => c.kind === 'other-node')) {
+      clashes.push({ kind: 'other-node', message: `the cloud's pod range ${r.podCIDR} for node ${node} overlaps the block of node ${r.otherNode ?? '?'}` });
+    }
   } else if (r.reason === 'outside-every-pool') {
     for (const c of parsed) {
       for (const p of allocator.stats()) {

@@ -15,7 +15,7 @@ import type { NodeCache, NodeEventSink, NodeWriter } from '../seams.js';
 import type { PodCIDRClaimRequest, PodCIDRClaimResult, PodCIDRClaims } from './claims.js';
 import { ipamMetricsSink } from './metrics.js';
 import type { EventObjectRef, PoolSource, PoolSourceHooks } from './pool-source.js';
-import { networkAvailable, networkAvailablePatch, recordCloudRanges, type CloudRanges } from './cloud-allocator.js';
+import { CloudRangeIndex, networkAvailable, networkAvailablePatch, recordCloudRanges, type CloudRanges } from './cloud-allocator.js';
 import type { EventType } from '../seams.js';
 
 export const NODE_IPAM_QUEUE = 'node-ipam';
@@ -73,6 +73,8 @@ export class NodeIPAMController implements PodCIDRClaims {
   #readyPromise: Promise<void> | undefined;
   /** Nodes that found no free block: retried at once when a pool is added or a node released. */
   readonly #waiting = new Set<string>();
+  /** CloudAllocator: every node's cloud ranges, for node-vs-node clashes outside every pool. */
+  readonly #cloudIndex = new CloudRangeIndex();
   /** The last conflict reported per node, so a repeat of the same one is not re-reported. */
   readonly #conflicts = new Map<string, string>();
 
@@ -170,6 +172,12 @@ export class NodeIPAMController implements PodCIDRClaims {
   #occupy(node: NodeObject): boolean {
     const podCIDRs = nodePodCIDRs(node);
     if (podCIDRs.length === 0) return false;
+    if (this.#o.cloud) {
+      // The cloud's ranges need no pool: only clashes are reported.
+      const { clashes } = recordCloudRanges(this.allocator, this.#cloudIndex, node.metadata.name, podCIDRs, this.#o.cloud.serviceRanges());
+      this.#reportClashes(node, clashes.map((c) => c.message));
+      return true;
+    }
     const r = this.allocator.occupyNode(node.metadata.name, podCIDRs);
     if (!r.ok) {
       if (this.#conflicts.get(node.metadata.name) !== r.message) {
@@ -199,7 +207,22 @@ export class NodeIPAMController implements PodCIDRClaims {
     this.queue.add(node.metadata.name);
   }
 
+  #reportClashes(node: NodeObject, messages: string[]): void {
+    const text = messages.join('\n');
+    if ((this.#conflicts.get(node.metadata.name) ?? '') === text) return;
+    if (text === '') {
+      this.#conflicts.delete(node.metadata.name);
+      return;
+    }
+    this.#conflicts.set(node.metadata.name, text);
+    for (const m of messages) {
+      this.#o.events.emit(node, 'Warning', IPAMEventReason.CloudRangeClash, m);
+      this.#log.warn({ node: node.metadata.name }, m);
+    }
+  }
+
   #release(node: NodeObject): void {
+    this.#cloudIndex.remove(node.metadata.name);
     this.#waiting.delete(node.metadata.name);
     this.#conflicts.delete(node.metadata.name);
     const released = this.allocator.releaseNode(node.metadata.name);
@@ -219,11 +242,8 @@ export class NodeIPAMController implements PodCIDRClaims {
       this.#o.events.emit(node, 'Warning', IPAMEventReason.CloudRangeNotAvailable, `no pod range from the cloud: ${why}`);
       throw r.kind === 'none' ? new Error(why) : r.error;
     }
-    const { podCIDRs, clashes } = recordCloudRanges(this.allocator, name, r.podCIDRs, cloud.serviceRanges());
-    for (const c of clashes) {
-      this.#o.events.emit(node, 'Warning', IPAMEventReason.CloudRangeClash, c.message);
-      this.#log.warn({ node: name, clash: c.kind }, c.message);
-    }
+    const { podCIDRs, clashes } = recordCloudRanges(this.allocator, this.#cloudIndex, name, r.podCIDRs, cloud.serviceRanges());
+    this.#reportClashes(node, clashes.map((c) => c.message));
     if (podCIDRs.length === 0) throw new Error(clashes.map((c) => c.message).join('; '));
     return podCIDRs;
   }

@@ -3,9 +3,9 @@
 // pool's block, another node or a Service range is reported (Warning events), not hidden.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeCloudProvider } from '../../../providers/fake/fake.js';
-import { cloudRangesFromProvider, recordCloudRanges } from '../../../src/controllers/nodeipam/cloud-allocator.js';
+import { CloudRangeIndex, cloudRangesFromProvider, recordCloudRanges } from '../../../src/controllers/nodeipam/cloud-allocator.js';
 import { POD_CIDR_POOL_ANNOTATION, CLOUD_POOL } from '../../../src/audit/findings.js';
-import { PodCIDRAllocator, flagsPoolToClusterCIDR, parseFlagsPool } from '../../../src/ipam/index.js';
+import { PodCIDRAllocator, cidrsOverlap, flagsPoolToClusterCIDR, parseCIDR, parseFlagsPool } from '../../../src/ipam/index.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../../src/sim/apiserver/server.js';
 import type { NodeObject } from '../../../src/controllers/node.js';
 import { createNode } from '../harness.js';
@@ -84,6 +84,25 @@ describe('CloudAllocator', () => {
   });
 });
 
+describe('CloudAllocator after a restart', () => {
+  it('existing cloud ranges outside every pool are recorded without warnings; a new node given one of them is reported', async () => {
+    const cloud = new FakeCloudProvider();
+    cloud.setInstance('old', { addresses: [ip('10.0.0.1')], podCIDRs: ['172.20.1.0/24'] });
+    cloud.setInstance('new', { addresses: [ip('10.0.0.2')], podCIDRs: ['172.20.1.0/25'] });
+    createNode(api, { name: 'old', tainted: false, podCIDRs: ['172.20.1.0/24'] });
+    const r = await startReplica(api, { cloud: cloudRangesFromProvider(cloud) });
+    replicas.push(r);
+    // Restored without any event; the missing condition is still set.
+    await until(() => conditions('old').some((c) => c.type === 'NetworkUnavailable'), 5000, 'condition of the restored node');
+    expect(r.events.for('old')).toEqual([]);
+    createNode(api, { name: 'new', tainted: false });
+    await until(() => podCIDRsOf(api, 'new').length > 0, 5000, 'new written (the cloud owns the range)');
+    expect(r.events.for('new').map((e) => `${e.reason}: ${e.message}`)).toEqual([
+      "CloudRangeClash: the cloud's pod range 172.20.1.0/25 for node new overlaps the block of node old",
+    ]);
+  });
+});
+
 describe('recordCloudRanges', () => {
   const flags = flagsPoolToClusterCIDR(parseFlagsPool({ clusterCIDR: '10.8.0.0/16', nodeCIDRMaskSizeIPv4: 24 }));
   const cases: { name: string; ranges: string[][]; service?: string[]; clashes: string[] }[] = [
@@ -91,6 +110,10 @@ describe('recordCloudRanges', () => {
     { name: 'the same block as another node', ranges: [['10.8.1.0/24'], ['10.8.1.0/24']], clashes: ['other-node'] },
     { name: 'partly covering the pool', ranges: [['10.8.0.0/15']], clashes: ['pool'] },
     { name: 'outside every pool: normal in this mode', ranges: [['192.168.0.0/24']], clashes: [] },
+    { name: 'outside every pool, the same range as another node', ranges: [['192.168.0.0/24'], ['192.168.0.0/24']], clashes: ['other-node'] },
+    { name: 'outside every pool, inside a bigger range of another node', ranges: [['192.168.0.0/22'], ['192.168.2.0/24']], clashes: ['other-node'] },
+    { name: 'outside every pool, around a smaller range of another node', ranges: [['192.168.2.128/25'], ['192.168.0.0/22']], clashes: ['other-node'] },
+    { name: 'IPv6 /112 ranges side by side', ranges: [['fd00:8::1:0/112'], ['fd00:8::2:0/112']], clashes: [] },
     { name: 'inside a Service range', ranges: [['10.8.1.0/24']], service: ['10.8.0.0/22'], clashes: ['service'] },
     { name: 'two ranges of one family', ranges: [['10.8.1.0/24', '10.8.2.0/24']], clashes: ['two-per-family'] },
     { name: 'not a CIDR', ranges: [['10.8.1.0/33']], clashes: ['invalid'] },
@@ -99,7 +122,34 @@ describe('recordCloudRanges', () => {
     const a = new PodCIDRAllocator();
     a.upsertPool(flags);
     if (service) a.setExclusion('svc', service);
-    const got = ranges.flatMap((r, i) => recordCloudRanges(a, `n${i}`, r, service ?? []).clashes.map((c) => c.kind));
+    const index = new CloudRangeIndex();
+    const got = ranges.flatMap((r, i) => recordCloudRanges(a, index, `n${i}`, r, service ?? []).clashes.map((c) => c.kind));
     expect(got).toEqual(clashes);
+  });
+});
+
+describe('CloudRangeIndex', () => {
+  it('finds an overlapping node exactly when a brute-force check does, across adds and removes', () => {
+    let seed = 11;
+    const rnd = (m: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % m);
+    const index = new CloudRangeIndex();
+    const held = new Map<string, ReturnType<typeof parseCIDR>>();
+    for (let step = 0; step < 2000; step++) {
+      const prefix = 20 + rnd(9);
+      const size = 2 ** (32 - prefix);
+      const start = Math.floor(rnd(2 ** 16) / size) * size;
+      const c = parseCIDR(`10.9.${Math.floor(start / 256)}.${start % 256}/${prefix}`);
+      const name = `n${rnd(300)}`;
+      const want = [...held].some(([n, h]) => n !== name && cidrsOverlap(h, c));
+      expect(index.overlapping(c, name) !== undefined, `${c.text} for ${name} at step ${step}`).toBe(want);
+      if (rnd(4) === 0) {
+        index.remove(name);
+        held.delete(name);
+      } else {
+        index.set(name, [c]);
+        held.set(name, c);
+      }
+    }
+    expect(index.size).toBe(held.size);
   });
 });
