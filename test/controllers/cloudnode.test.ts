@@ -6,7 +6,9 @@ import { FakeCloudProvider } from '../../providers/fake/fake.js';
 import { CloudNodeController } from '../../src/controllers/cloudnode/controller.js';
 import { hasUninitializedTaint } from '../../src/controllers/node.js';
 import type { PodCIDRClaims } from '../../src/controllers/nodeipam/claims.js';
+import type { NodeWriter } from '../../src/controllers/seams.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../../src/audit/findings.js';
+import { TransportError } from '../../src/kube/errors.js';
 import { ip, KEP_DUAL_STACK, makeNode } from './builders.js';
 import { MemoryEvents, MemoryNodes, until } from './memory-nodes.js';
 
@@ -16,13 +18,15 @@ afterEach(async () => {
   controllers = [];
 });
 
-function setup(o: { claims?: PodCIDRClaims; allowDualStack?: boolean; workers?: number } = {}) {
-  const store = new MemoryNodes();
+const dropped = (name: string) => new TransportError({ kind: 'timeout', requestSent: true, method: 'PATCH', path: `/api/v1/nodes/${name}`, detail: 'no answer within 2000 ms' });
+
+function setup(o: { claims?: PodCIDRClaims; allowDualStack?: boolean; workers?: number; store?: MemoryNodes; writer?: NodeWriter } = {}) {
+  const store = o.store ?? new MemoryNodes();
   const events = new MemoryEvents();
   const cloud = new FakeCloudProvider();
   const registry = new Registry();
   const controller = new CloudNodeController({
-    nodes: store, writer: store.writer(), provider: cloud, events, allowDualStack: o.allowDualStack ?? true,
+    nodes: store, writer: o.writer ?? store.writer(), provider: cloud, events, allowDualStack: o.allowDualStack ?? true,
     workers: o.workers ?? 2, statusUpdateFrequencyMs: 3_600_000, registry, ...(o.claims ? { claims: o.claims } : {}),
   });
   controllers.push(controller);
@@ -184,5 +188,52 @@ describe('CloudNodeController', () => {
     expect(hasUninitializedTaint(store.nodes.get('b')!)).toBe(false);
     expect(events.for('b')).toMatchObject([{ type: 'Warning', reason: 'ProvidedNodeIPInvalid' }]);
     expect(store.writes.map((w) => w.name)).toEqual(['a']);
+  });
+
+  it('the initialising patch landed but its response was lost: one Synced event once the node is seen initialised', async () => {
+    const store = new MemoryNodes();
+    let lose = true;
+    const writer: NodeWriter = {
+      get: (n) => store.read(n),
+      patchStatus: (n, p) => store.patchStatus(n, p),
+      patch: async (n, p) => {
+        const written = await store.patch(n, p);
+        if (!lose) return written;
+        lose = false;
+        throw dropped(n);
+      },
+    };
+    const t = setup({ store, writer });
+    t.cloud.setInstance('n1', { addresses: [ip('1.2.3.4')] });
+    store.put(makeNode({ name: 'n1' }));
+    t.controller.start();
+    await until(() => t.events.for('n1').some((e) => e.reason === 'Synced'), 5000, 'Synced after the lost response');
+    expect(hasUninitializedTaint(store.nodes.get('n1')!)).toBe(false);
+    expect(t.events.for('n1').map((e) => e.reason)).toEqual(['NodeUpdateFailed', 'Synced']);
+    // The write is never repeated, and the event is not emitted twice.
+    expect(store.writes.filter((w) => w.kind === 'patch')).toHaveLength(1);
+    await t.controller.stop();
+    expect(t.events.for('n1').filter((e) => e.reason === 'Synced')).toHaveLength(1);
+  });
+
+  it('an initialising patch with an unknown outcome that did not land is retried: one Synced event', async () => {
+    const store = new MemoryNodes();
+    let lose = true;
+    const writer: NodeWriter = {
+      get: (n) => store.read(n),
+      patchStatus: (n, p) => store.patchStatus(n, p),
+      patch: (n, p) => {
+        if (!lose) return store.patch(n, p);
+        lose = false;
+        return Promise.reject(dropped(n));
+      },
+    };
+    const t = setup({ store, writer });
+    t.cloud.setInstance('n1', { addresses: [ip('1.2.3.4')] });
+    store.put(makeNode({ name: 'n1' }));
+    t.controller.start();
+    await until(initialised(store, 'n1'));
+    await t.controller.stop();
+    expect(t.events.for('n1').map((e) => e.reason)).toEqual(['NodeUpdateFailed', 'Synced']);
   });
 });

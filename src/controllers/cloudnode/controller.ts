@@ -4,7 +4,7 @@
 // --node-status-update-frequency, a batched address refresh.
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef } from '../../../providers/types.js';
 import { realClock, type Clock, type ClockTimer } from '../../kube/clock.js';
-import { isConflict, isInvalid, isNotFound } from '../../kube/errors.js';
+import { isConflict, isInvalid, isNotFound, writeOutcome } from '../../kube/errors.js';
 import { runBatchWorkers, WorkQueue, type BatchResult, type WorkerPool } from '../../kube/workqueue.js';
 import type { Registry } from 'prom-client';
 import { silentLogger, type Logger } from '../../log.js';
@@ -75,6 +75,13 @@ export class CloudNodeController {
    * tainted copy still in the cache is stale and must not trigger a second write.
    */
   readonly #awaitingWatch = new Set<string>();
+  /**
+   * Nodes whose initialising patch had an unknown outcome (timeout, dropped response), with the
+   * providerID that write set or kept: when the node is later seen initialised with it, the write
+   * did land and the node gets its Synced event after all.
+   */
+  readonly #outcomeUnknown = new Map<string, string | undefined>();
+  readonly #patchInFlight = new Set<string>();
   readonly #abort = new AbortController();
 
   constructor(options: CloudNodeControllerOptions) {
@@ -100,7 +107,10 @@ export class CloudNodeController {
     this.#o.nodes.addHandlers({
       add: (node) => this.#maybeEnqueue(node),
       update: (_old, node) => this.#maybeEnqueue(node),
-      delete: (node) => this.#awaitingWatch.delete(node.metadata.name),
+      delete: (node) => {
+        this.#awaitingWatch.delete(node.metadata.name);
+        this.#outcomeUnknown.delete(node.metadata.name);
+      },
     });
     this.#pool = runBatchWorkers(this.queue, this.#o.workers, this.#o.maxBatch, (names) => this.#syncBatch(names), { logger: this.#log });
     this.#scheduleResync();
@@ -118,8 +128,10 @@ export class CloudNodeController {
 
   #maybeEnqueue(node: NodeObject): void {
     const tainted = hasUninitializedTaint(node);
-    if (!tainted) this.#awaitingWatch.delete(node.metadata.name);
-    else if (this.#awaitingWatch.has(node.metadata.name)) return;
+    if (!tainted) {
+      this.#awaitingWatch.delete(node.metadata.name);
+      this.#confirmLanded(node);
+    } else if (this.#awaitingWatch.has(node.metadata.name)) return;
     if (tainted || Object.keys(betaToGALabelUpdates(node)).length > 0) this.queue.add(node.metadata.name);
   }
 
@@ -136,6 +148,7 @@ export class CloudNodeController {
         if (!this.#awaitingWatch.has(name)) tainted.push(node);
         continue;
       }
+      this.#confirmLanded(node);
       const labels = betaToGALabelUpdates(node);
       if (Object.keys(labels).length === 0) continue;
       try {
@@ -206,6 +219,8 @@ export class CloudNodeController {
     const metadata = answer.value;
     let current = node;
     let statusWritten = false;
+    let expectedProviderID: string | undefined;
+    let patching = false;
     for (let attempt = 0; ; attempt++) {
       const plan = planInitialization(current, metadata, this.#o.allowDualStack);
       if (plan.kind === 'blocked') {
@@ -236,7 +251,15 @@ export class CloudNodeController {
           } else this.#log.info({ node: name, reason: 'CIDRNotAvailable' }, `initialising without pod CIDRs: ${claim.reason}`);
         }
         // (3) One guarded patch: providerID, labels, pod CIDRs, taint removal.
-        await this.#o.writer.patch(name, initializationPatch(current, plan, podCIDRs, pool));
+        expectedProviderID = plan.providerID ?? current.spec?.providerID;
+        patching = true;
+        // While it is in flight the outcome of an earlier attempt is this write's to report.
+        this.#patchInFlight.add(name);
+        try {
+          await this.#o.writer.patch(name, initializationPatch(current, plan, podCIDRs, pool));
+        } finally {
+          this.#patchInFlight.delete(name);
+        }
         this.#markAwaitingWatch(name);
         this.#metrics?.nodeWrites.inc({ kind: 'initialize', result: 'success' });
       } catch (error) {
@@ -244,12 +267,16 @@ export class CloudNodeController {
         this.#metrics?.nodeWrites.inc({ kind: 'initialize', result: isConflict(error) || isInvalid(error) ? 'conflict' : 'error' });
         if (isNotFound(error)) return { ok: true };
         if (!retriable) {
+          // A timeout or a dropped response of the patch that removes the taint: it may have
+          // landed. Remember it, so the node gets its Synced event when it is seen initialised.
+          if (patching && writeOutcome(error) === 'unknown') this.#outcomeUnknown.set(name, expectedProviderID);
           this.#o.events.emit(current, 'Warning', EventReason.UpdateFailed, `failed to initialise node: ${(error as Error).message}`);
           return { ok: false, error };
         }
         // The node changed since it was read: read it again and re-plan (addresses included);
         // never a lost update. Bounded by conflictRetries.
         statusWritten = false;
+        patching = false;
         try {
           current = await this.#o.writer.get(name);
         } catch (readError) {
@@ -258,15 +285,34 @@ export class CloudNodeController {
         }
         if (!hasUninitializedTaint(current)) {
           this.#markAwaitingWatch(name);
+          this.#confirmLanded(current);
           return { ok: true };
         }
         continue;
       }
-      this.#recordInitialized(current);
-      this.#o.events.emit(current, 'Normal', EventReason.Synced, SYNCED_MESSAGE);
-      this.#log.info({ node: name, providerID: plan.providerID ?? current.spec?.providerID }, 'node initialised');
+      this.#outcomeUnknown.delete(name);
+      this.#synced(current, plan.providerID ?? current.spec?.providerID);
       return { ok: true };
     }
+  }
+
+  #synced(node: NodeObject, providerID: string | undefined): void {
+    this.#recordInitialized(node);
+    this.#o.events.emit(node, 'Normal', EventReason.Synced, SYNCED_MESSAGE);
+    this.#log.info({ node: node.metadata.name, providerID }, 'node initialised');
+  }
+
+  /**
+   * A node whose initialising patch had an unknown outcome, now seen without the taint: when it
+   * carries the providerID that write set or kept, the write landed: its Synced event, once.
+   */
+  #confirmLanded(node: NodeObject): void {
+    const name = node.metadata.name;
+    if (!this.#outcomeUnknown.has(name) || this.#patchInFlight.has(name)) return;
+    const expected = this.#outcomeUnknown.get(name);
+    this.#outcomeUnknown.delete(name);
+    if (expected !== undefined && node.spec?.providerID !== expected) return;
+    this.#synced(node, expected);
   }
 
   #markAwaitingWatch(name: string): void {
