@@ -215,6 +215,11 @@ export interface EventRecorderOptions extends CorrelatorOptions {
   clusterNamespace?: string;
   /** Events waiting to be written; more are dropped with a log line (default 1000). */
   maxPending?: number;
+  /**
+   * Event writes in flight at once (default 4): a burst of new nodes (one Synced each) keeps up
+   * with the controllers. Writes of one Event (a create and its count bumps) stay in order.
+   */
+  concurrency?: number;
   clock?: Clock;
   logger?: Logger;
 }
@@ -229,8 +234,9 @@ export interface EventRecorderStats {
 }
 
 /**
- * Records events without blocking: `event()` returns at once; a single background sender writes
- * them in order (so a count bump never overtakes the create it refers to). Failures are logged.
+ * Records events without blocking: `event()` returns at once; background senders write them in
+ * order, a few at a time, never two writes of the same Event at once (so a count bump never
+ * overtakes the create it refers to). Failures are logged.
  */
 export class EventRecorder {
   readonly #client: KubeClient;
@@ -239,8 +245,14 @@ export class EventRecorder {
   readonly #log: Logger;
   readonly #clusterNamespace: string;
   readonly #maxPending: number;
+  readonly #concurrency: number;
+  /** Waiting writes: `#pending[#head]` is the oldest (no O(n) shift per write). */
   #pending: Array<Extract<Correlation, { action: 'create' | 'patch' }>> = [];
+  #head = 0;
+  /** Correlation keys with a write in flight. */
+  readonly #inFlight = new Set<string>();
   #sending: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
   #stopped = false;
   readonly stats: EventRecorderStats = { created: 0, patched: 0, droppedSpam: 0, droppedFull: 0, failed: 0, invalid: 0 };
 
@@ -251,6 +263,14 @@ export class EventRecorder {
     this.#log = (options.logger ?? silentLogger).child({ component: 'events' });
     this.#clusterNamespace = options.clusterNamespace ?? CLUSTER_EVENTS_NAMESPACE;
     this.#maxPending = options.maxPending ?? 1000;
+    const concurrency = options.concurrency ?? 4;
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency: must be an integer >= 1, got ${concurrency}`);
+    this.#concurrency = concurrency;
+  }
+
+  /** Events recorded and not yet written. */
+  get pending(): number {
+    return this.#pending.length - this.#head + this.#inFlight.size;
   }
 
   /**
@@ -274,13 +294,14 @@ export class EventRecorder {
       this.#log.debug({ object: involvedObject.name, reason }, 'event dropped by spam filter');
       return;
     }
-    if (this.#pending.length >= this.#maxPending) {
+    if (this.#pending.length - this.#head >= this.#maxPending) {
       this.stats.droppedFull++;
       this.#log.warn({ object: involvedObject.name, reason }, 'event queue full, dropping event');
       return;
     }
     this.#pending.push(c);
     this.#sending ??= this.#drain();
+    this.#wake?.();
   }
 
   /** Shorthand for events about a node. */
@@ -300,8 +321,38 @@ export class EventRecorder {
   }
 
   async #drain(): Promise<void> {
+    const running = new Set<Promise<void>>();
     try {
-      for (let c = this.#pending.shift(); c; c = this.#pending.shift()) await this.#write(c);
+      for (;;) {
+        // Start writes in order while there is room; the oldest waits (and with it the ones
+        // behind it) while a write of the same Event is in flight.
+        while (running.size < this.#concurrency && this.#head < this.#pending.length) {
+          const c = this.#pending[this.#head] as Extract<Correlation, { action: 'create' | 'patch' }>;
+          if (this.#inFlight.has(c.key)) break;
+          this.#pending[this.#head] = undefined as never;
+          this.#head++;
+          this.#inFlight.add(c.key);
+          const p: Promise<void> = this.#write(c).finally(() => {
+            this.#inFlight.delete(c.key);
+            running.delete(p);
+          });
+          running.add(p);
+        }
+        if (this.#head === this.#pending.length) {
+          this.#pending = [];
+          this.#head = 0;
+        } else if (this.#head > 1024 && this.#head * 2 > this.#pending.length) {
+          this.#pending = this.#pending.slice(this.#head);
+          this.#head = 0;
+        }
+        if (running.size === 0) break;
+        // Wait for a write to finish or a new event to arrive.
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+          void Promise.race(running).then(resolve);
+        });
+        this.#wake = undefined;
+      }
     } finally {
       this.#sending = undefined;
     }

@@ -5,6 +5,7 @@ import { COMBINED_PREFIX, EventCorrelator, EventRecorder, nodeReference, type Co
 import { FencedError } from '../../src/kube/errors.js';
 import { FakeClock } from '../../src/kube/clock.js';
 import { EVENTS, type EventObject } from '../../src/kube/types.js';
+import type { KubeClient as KubeClientType } from '../../src/kube/client.js';
 
 const T0 = Date.UTC(2026, 10, 22, 2, 0, 0);
 const node = (name: string) => ({ metadata: { name, uid: `uid-${name}` } });
@@ -187,3 +188,68 @@ describe('EventRecorder against the API server double', () => {
     expect(rec.stats.failed).toBe(2);
   });
 });
+
+describe('EventRecorder write concurrency', () => {
+  /** A client whose event writes stay open until the test releases them. */
+  function heldClient() {
+    const calls: Array<{ verb: 'create' | 'patch'; name: string; release: () => void }> = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const hold = (verb: 'create' | 'patch', name: string) => new Promise<unknown>((resolve) => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      calls.push({ verb, name, release: () => { inFlight--; resolve({}); } });
+    });
+    const client = {
+      create: (_r: unknown, obj: EventObject) => hold('create', obj.involvedObject.name ?? ''),
+      patch: (_r: unknown, name: string) => hold('patch', name.split('.')[0] ?? ''),
+    } as unknown as KubeClientType;
+    return { client, calls, maxInFlight: () => maxInFlight, inFlight: () => inFlight };
+  }
+  const settle = () => new Promise((r) => setImmediate(r));
+
+  it('writes a burst of events for different nodes a few at a time, bounded by the concurrency', async () => {
+    const h = heldClient();
+    const rec = new EventRecorder({ client: h.client, concurrency: 3, clock: new FakeClock(T0) });
+    for (let i = 0; i < 10; i++) rec.nodeEvent(node(`n${i}`), 'Normal', 'Synced', 'Node synced successfully');
+    await settle();
+    expect(h.inFlight()).toBe(3);
+    while (h.calls.some((c) => c.release !== noop)) {
+      for (const c of h.calls) {
+        const r = c.release;
+        c.release = noop;
+        r();
+      }
+      await settle();
+    }
+    await rec.flush();
+    expect(h.calls.map((c) => c.name)).toEqual(Array.from({ length: 10 }, (_, i) => `n${i}`));
+    expect(h.maxInFlight()).toBe(3);
+    expect(rec.stats.created).toBe(10);
+  });
+
+  it('never sends a count bump before the create of the same Event has finished', async () => {
+    const h = heldClient();
+    const clock = new FakeClock(T0);
+    const rec = new EventRecorder({ client: h.client, concurrency: 4, clock });
+    rec.nodeEvent(node('n1'), 'Normal', 'Synced', 'ok');
+    clock.advance(1000);
+    rec.nodeEvent(node('n1'), 'Normal', 'Synced', 'ok');
+    rec.nodeEvent(node('n2'), 'Normal', 'Synced', 'ok');
+    await settle();
+    // The repeat of n1 waits for its create (and, in order, n2 waits behind it).
+    expect(h.calls.map((c) => `${c.verb}:${c.name}`)).toEqual(['create:n1']);
+    h.calls[0]!.release();
+    await settle();
+    expect(h.calls.map((c) => `${c.verb}:${c.name}`)).toEqual(['create:n1', 'patch:n1', 'create:n2']);
+    for (const c of h.calls.slice(1)) c.release();
+    await rec.flush();
+    expect(rec.stats).toMatchObject({ created: 2, patched: 1, failed: 0 });
+  });
+
+  it('refuses a concurrency below one', () => {
+    expect(() => new EventRecorder({ client: heldClient().client, concurrency: 0 })).toThrow(/concurrency/);
+  });
+});
+
+const noop = (): void => undefined;
