@@ -172,12 +172,25 @@ export class ControllerManager {
     this.watcher.start();
     try {
       if (!this.#o.leaderElection.enabled) {
-        await this.#startControllers(signal);
+        try {
+          await this.#startControllers(signal);
+        } catch (err) {
+          // What did start (pool watches, workers) stops before the error ends the process.
+          await this.#stopControllers();
+          throw err;
+        }
         await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
         await this.#stopControllers();
         return 'cancelled';
       }
       const le = this.#o.leaderElection;
+      // A graceful stop drains the queues and flushes events while still leading (the gate stays
+      // open as long as renewals succeed), then releases the lease.
+      const electorAbort = new AbortController();
+      // Controllers that cannot start (a CRD not served, a bad pool) end the term: the lease is
+      // released for a replica that may do better and the process exits non-zero, rather than
+      // holding the lease with nothing running.
+      let startError: { err: unknown } | undefined;
       this.#elector = new LeaderElector({
         client: this.client,
         namespace: le.namespace,
@@ -191,7 +204,9 @@ export class ControllerManager {
         callbacks: {
           onStartedLeading: (leaderSignal) => {
             this.#running = this.#startControllers(leaderSignal).catch((err: unknown) => {
-              this.#log.error({ err }, 'controllers failed to start');
+              this.#log.error({ err }, 'controllers failed to start: releasing the lease and exiting');
+              startError ??= { err };
+              electorAbort.abort();
             });
           },
           onStoppedLeading: () => {
@@ -201,9 +216,6 @@ export class ControllerManager {
         },
       });
       this.client.setWriteGate(this.#elector.writeGate);
-      // A graceful stop drains the queues and flushes events while still leading (the gate stays
-      // open as long as renewals succeed), then releases the lease.
-      const electorAbort = new AbortController();
       const onAbort = (): void => {
         void (async () => {
           await this.#running;
@@ -217,6 +229,7 @@ export class ControllerManager {
       signal.removeEventListener('abort', onAbort);
       await this.#running;
       await this.#stopControllers();
+      if (startError) throw startError.err;
       return end;
     } finally {
       await this.watcher.stop();
@@ -258,8 +271,10 @@ export class ControllerManager {
         registry: this.registry,
         logger: this.#log,
       });
-      await this.#ipam.start();
       const ipamCtl = this.#ipam;
+      await ipamCtl.start();
+      // Leadership ended while the allocator loaded: #stopControllers already ran.
+      if (signal.aborted) return;
       this.#audit = new AuditLoop({
         intervalMs: this.#deps.auditIntervalMs ?? 60_000,
         registry: this.registry,

@@ -146,4 +146,22 @@ describe('ControllerManager', () => {
     expectUniquePodCIDRs();
     expect(nodes().find((n) => n.metadata.name === 'n1')!.spec?.podCIDRs).toEqual(['10.244.0.0/24']);
   });
+
+  it('controllers that cannot start (the ClusterCIDR CRD not served): the lease is released and run fails with the reason', async () => {
+    const { DEFAULT_RESOURCES } = await import('../../src/sim/apiserver/resources.js');
+    await api.stop();
+    api = await startApiServerDouble({ bookmarkIntervalMs: 200, resources: DEFAULT_RESOURCES.filter((r) => r.plural !== 'clustercidrs') });
+    const a = start('a', cloudFor(1), { cidrAllocatorType: 'MultiCIDRRangeAllocator' });
+    await expect(a.done).rejects.toThrow(/clustercidrs\.networking\.x-k8s\.io\/v1 is not served/);
+    const lease = api.store.get('leases.coordination.k8s.io', 'node-address-ccm', 'kube-system') as { spec: { holderIdentity?: string } };
+    expect(lease.spec.holderIdentity ?? '').toBe('');
+  });
+
+  it('without leader election, controllers that cannot start make run fail with the reason', async () => {
+    const { DEFAULT_RESOURCES } = await import('../../src/sim/apiserver/resources.js');
+    await api.stop();
+    api = await startApiServerDouble({ bookmarkIntervalMs: 200, resources: DEFAULT_RESOURCES.filter((r) => r.plural !== 'clustercidrs') });
+    const a = start('a', cloudFor(1), { cidrAllocatorType: 'MultiCIDRRangeAllocator', leaderElect: 'false' });
+    await expect(a.done).rejects.toThrow(/is not served/);
+  });
 });
