@@ -75,6 +75,25 @@ describe('NodeIPAMController', () => {
     expect(store.nodes.get('c')!.spec?.podCIDRs).toEqual(freed);
   });
 
+  it('a node being deleted (deletionTimestamp, a finalizer holding it) keeps its blocks until the object is gone (kubernetes#127792)', async () => {
+    const { store, events, controller } = setup('10.0.0.0/23');
+    await controller.start();
+    for (const n of ['a', 'b']) store.put(makeNode({ name: n, tainted: false }));
+    await until(() => ['a', 'b'].every((n) => nodePodCIDRs(store.nodes.get(n)!).length > 0));
+    const blocks = store.nodes.get('a')!.spec!.podCIDRs!;
+    const terminating = structuredClone(store.nodes.get('a')!);
+    terminating.metadata.deletionTimestamp = new Date().toISOString();
+    terminating.metadata.finalizers = ['example.com/drain'];
+    store.put(terminating);
+    store.put(makeNode({ name: 'c', tainted: false }));
+    await until(() => events.for('c').some((e) => e.reason === 'CIDRNotAvailable'), 5000, 'c waits');
+    expect(controller.allocator.nodeAllocation('a')?.podCIDRs).toEqual(blocks);
+    expect(nodePodCIDRs(store.nodes.get('c')!)).toEqual([]);
+    store.remove('a');
+    await until(() => nodePodCIDRs(store.nodes.get('c')!).length > 0, 5000, 'c gets the block once a is gone');
+    expect(store.nodes.get('c')!.spec?.podCIDRs).toEqual(blocks);
+  });
+
   it('a bad flag is an error naming it', () => {
     expect(() => new FlagsPoolSource({ clusterCIDR: '10.0.0.0/16', serviceClusterIPRange: '10.96.0.0/33' })).toThrow(/--service-cluster-ip-range/);
     expect(() => new FlagsPoolSource({ clusterCIDR: '10.0.0.0/16', nodeCIDRMaskSizeIPv4: 8 })).toThrow(/--node-cidr-mask-size-ipv4: 8/);
