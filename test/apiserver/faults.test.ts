@@ -125,6 +125,36 @@ describe('counters', () => {
     s.resetCounters();
     expect(s.counters()).toEqual([]);
   });
+
+  it('also counts answered requests by user and HTTP status (injected errors, 404, apply-then-drop, watch)', async () => {
+    s.store.create('nodes', fakeNode('a'));
+    s.resetCounters();
+    await core.readNode({ name: 'a' });
+    await expectStatus(core.readNode({ name: 'missing' }), 404, 'NotFound');
+    s.faults.inject({ verb: 'get', resource: 'nodes', status: 429, count: 1 });
+    await expectStatus(core.readNode({ name: 'a' }), 429, 'TooManyRequests');
+    s.faults.inject({ verb: 'patch', resource: 'nodes', dropResponse: true, count: 1 });
+    await expect(core.patchNode({ name: 'a', body: { metadata: { labels: { x: 'y' } } } }, merge)).rejects.toThrow();
+    const anonymous = await fetch(`${s.url}/api/v1/nodes/a`, { headers: { 'User-Agent': 'anon/1' } });
+    expect(anonymous.status).toBe(200);
+    const w = await collectWatch(kubeConfigFor(s), '/api/v1/nodes', {});
+    w.stop();
+
+    expect(s.count({ verb: 'get', resource: 'nodes' })).toBe(4);
+    expect(s.count({ verb: 'get', resource: 'nodes', code: 200 })).toBe(2);
+    expect(s.count({ verb: 'get', resource: 'nodes', code: 404 })).toBe(1);
+    expect(s.count({ verb: 'get', resource: 'nodes', code: 429 })).toBe(1);
+    expect(s.count({ verb: 'get', user: 'system:anonymous' })).toBe(1);
+    expect(s.count({ user: 'admin', verb: 'get', resource: 'nodes' })).toBe(3);
+    // The dropped patch was applied: it counts with the status it would have answered.
+    expect(s.count({ verb: 'patch', code: 200 })).toBe(1);
+    expect(s.count({ verb: 'watch', code: 200, user: 'admin' })).toBe(1);
+    expect(s.detailedCounters()).toContainEqual({ verb: 'get', resource: 'nodes', group: '', subresource: '', userAgent: 'anon/1', user: 'system:anonymous', code: 200, count: 1 });
+    // The rows without user and code are unchanged.
+    expect(s.counters().every((r) => !('user' in r) && !('code' in r))).toBe(true);
+    s.resetCounters();
+    expect(s.detailedCounters()).toEqual([]);
+  });
 });
 
 describe('restart', () => {

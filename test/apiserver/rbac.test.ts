@@ -59,6 +59,19 @@ describe('RBAC', () => {
     await expectStatus(kubeConfigFor(s, 'reader').makeApiClient(CoreV1Api).listNode(), 403, 'Forbidden');
   });
 
+  it('counts refused requests by user and code (no proxy needed to see who was refused)', async () => {
+    s.resetCounters();
+    const core = kubeConfigFor(s, SA).makeApiClient(CoreV1Api);
+    await core.listNode();
+    await expectStatus(core.deleteNode({ name: 'n1' }), 403, 'Forbidden');
+    await expectStatus(kubeConfigFor(s, 'reader').makeApiClient(CoreV1Api).listNode(), 403, 'Forbidden');
+    expect(s.count({ user: SA, code: 403 })).toBe(1);
+    expect(s.count({ user: SA, verb: 'delete', resource: 'nodes', code: 403 })).toBe(1);
+    expect(s.count({ user: SA, verb: 'list', code: 200 })).toBe(1);
+    expect(s.count({ user: 'reader', verb: 'list', resource: 'nodes', code: 403 })).toBe(1);
+    expect(s.detailedCounters().filter((r) => r.code === 403).map((r) => `${r.user} ${r.verb} ${r.resource}`).sort()).toEqual(['reader list nodes', `${SA} delete nodes`]);
+  });
+
   it('lets every user read discovery, rejects unknown tokens with 401, and always allows the admin', async () => {
     const nobody = kubeConfigFor(s, 'nobody');
     expect((await rawRequest(nobody, 'GET', '/api/v1')).status).toBe(200);

@@ -179,11 +179,25 @@ export interface CounterRow {
   count: number;
 }
 
-export type CounterFilter = Partial<Omit<CounterRow, 'count'>>;
+/** A counter row that also names the authenticated user and the HTTP status answered. */
+export interface DetailedCounterRow extends CounterRow {
+  /** Authenticated user name (`system:anonymous` without a token). */
+  user: string;
+  /**
+   * HTTP status the double answered: 200 for a watch that started, the error's code for a
+   * refused or failed request (403, 409, 429, …); for apply-then-drop, the status it would have
+   * sent. Requests whose token is unknown (401) are not counted.
+   */
+  code: number;
+}
+
+export type CounterFilter = Partial<Omit<DetailedCounterRow, 'count'>>;
 
 export class Counters {
   private readonly rows = new Map<string, CounterRow>();
+  private readonly detailed = new Map<string, DetailedCounterRow>();
 
+  /** Counts a request when it arrives (the rows of list() and count() without user or code). */
   record(verb: string, resource: string, group: string, subresource: string, userAgent: string): void {
     const key = `${verb}\u0000${resource}\u0000${group}\u0000${subresource}\u0000${userAgent}`;
     const row = this.rows.get(key);
@@ -191,22 +205,41 @@ export class Counters {
     else this.rows.set(key, { verb, resource, group, subresource, userAgent, count: 1 });
   }
 
+  /** Counts a request once answered, with its user and status (the rows of listDetailed()). */
+  recordAnswered(verb: string, resource: string, group: string, subresource: string, userAgent: string, user: string, code: number): void {
+    const key = `${verb}\u0000${resource}\u0000${group}\u0000${subresource}\u0000${userAgent}\u0000${user}\u0000${code}`;
+    const row = this.detailed.get(key);
+    if (row) row.count++;
+    else this.detailed.set(key, { verb, resource, group, subresource, userAgent, user, code, count: 1 });
+  }
+
   list(): CounterRow[] {
     return [...this.rows.values()].map((r) => ({ ...r }));
   }
 
+  listDetailed(): DetailedCounterRow[] {
+    return [...this.detailed.values()].map((r) => ({ ...r }));
+  }
+
   /**
    * Sum of counts over rows matching every given field. `resource` matches the plural or the
-   * qualified `plural.group`; `userAgent` matches as a substring.
+   * qualified `plural.group`; `userAgent` matches as a substring. A filter on `user` or `code`
+   * counts answered requests only (a request still in flight has neither yet).
    */
   count(filter: CounterFilter = {}): number {
+    const detailed = filter.user !== undefined || filter.code !== undefined;
     let n = 0;
-    for (const r of this.rows.values()) {
+    for (const r of detailed ? this.detailed.values() : this.rows.values()) {
       if (filter.verb !== undefined && r.verb !== filter.verb) continue;
       if (filter.resource !== undefined && r.resource !== filter.resource && `${r.resource}.${r.group}` !== filter.resource) continue;
       if (filter.group !== undefined && r.group !== filter.group) continue;
       if (filter.subresource !== undefined && r.subresource !== filter.subresource) continue;
       if (filter.userAgent !== undefined && !r.userAgent.includes(filter.userAgent)) continue;
+      if (detailed) {
+        const d = r as DetailedCounterRow;
+        if (filter.user !== undefined && d.user !== filter.user) continue;
+        if (filter.code !== undefined && d.code !== filter.code) continue;
+      }
       n += r.count;
     }
     return n;
@@ -214,5 +247,6 @@ export class Counters {
 
   reset(): void {
     this.rows.clear();
+    this.detailed.clear();
   }
 }

@@ -8,7 +8,7 @@ export type { Resource, ListOptions, UpdateOptions, DeleteOptions, DeleteResult,
 export { DEFAULT_RESOURCES, CLUSTERCIDR_RULE_MESSAGES, apiVersionOf } from './resources.js';
 export type { KObject, ObjectMeta, ResourceDef } from './resources.js';
 export { Faults, Counters, VERBS } from './faults.js';
-export type { FaultSpec, FaultHandle, FaultStatus, CounterRow, CounterFilter, RequestInfo, Verb } from './faults.js';
+export type { FaultSpec, FaultHandle, FaultStatus, CounterRow, DetailedCounterRow, CounterFilter, RequestInfo, Verb } from './faults.js';
 export { ApiError } from './errors.js';
 export type { StatusBody, StatusReason, FieldError } from './errors.js';
 export { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, METADATA_SMP } from './patch.js';

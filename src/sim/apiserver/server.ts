@@ -8,7 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import type { Logger } from '../../log.js';
 import { silentLogger } from '../../log.js';
 import { ApiError, badRequest, expired, invalid, notFound, qualifiedResource } from './errors.js';
-import { Counters, Faults, type CounterFilter, type CounterRow, type RequestInfo, type Verb } from './faults.js';
+import { Counters, Faults, type CounterFilter, type CounterRow, type DetailedCounterRow, type RequestInfo, type Verb } from './faults.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './patch.js';
 import { Authorizer, loadRbacDir, type RbacPolicy, type UserInfo } from './rbac.js';
 import { apiVersionOf, type KObject, type ResourceDef } from './resources.js';
@@ -61,6 +61,9 @@ export interface ApiServerDouble {
   /** Kubeconfig YAML authenticating as a user given in `options.users` (or `admin`). */
   kubeconfigFor(user: string): string;
   counters(): CounterRow[];
+  /** Counter rows that also name the user and the HTTP status answered (requests already answered). */
+  detailedCounters(): DetailedCounterRow[];
+  /** Sum over counter rows; a `user` or `code` filter counts answered requests only. */
   count(filter?: CounterFilter): number;
   resetCounters(): void;
   /** Ends every open watch stream now (clients see the stream end and re-watch). */
@@ -221,6 +224,10 @@ export class ApiServer implements ApiServerDouble {
     return this.counterTable.list();
   }
 
+  detailedCounters(): DetailedCounterRow[] {
+    return this.counterTable.listDetailed();
+  }
+
   count(filter?: CounterFilter): number {
     return this.counterTable.count(filter);
   }
@@ -300,28 +307,38 @@ export class ApiServer implements ApiServerDouble {
     return user;
   }
 
-  private send(res: http.ServerResponse, code: number, body: string | object, headers: Record<string, string> = {}): void {
-    if (res.headersSent || res.destroyed) return;
+  /** Answers `code` with `body`; returns the status. */
+  private send(res: http.ServerResponse, code: number, body: string | object, headers: Record<string, string> = {}): number {
+    if (res.headersSent || res.destroyed) return code;
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private', ...headers });
     res.end(text);
+    return code;
   }
 
-  private sendError(res: http.ServerResponse, err: unknown): void {
+  /** Answers a metav1.Status for `err`; returns the status. */
+  private sendError(res: http.ServerResponse, err: unknown): number {
     const e = err instanceof ApiError ? err : new ApiError(500, 'InternalError', `Internal error occurred: ${err instanceof Error ? err.message : String(err)}`);
     if (!(err instanceof ApiError)) this.log.error({ err }, 'API server double: unexpected error');
-    this.send(res, e.code, e.toStatus(), e.headers);
+    return this.send(res, e.code, e.toStatus(), e.headers);
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    // The counter row of this request (verb, resource, group, subresource) once routed, and the
+    // status answered: recorded with the user when the request is done.
+    let row: [string, string, string, string] | undefined;
+    let userName = '';
+    let answered = 0;
+    const userAgent = String(req.headers['user-agent'] ?? '');
     try {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const userAgent = String(req.headers['user-agent'] ?? '');
       const user = this.authenticate(req);
+      userName = user.name;
       const method = req.method ?? 'GET';
       const route = routeOf(url.pathname, this.store.resources, (g, v, p) => this.store.findResource(g, v, p));
       if (route.kind === 'nonresource') {
         this.counterTable.record('get', '', '', url.pathname, userAgent);
+        row = ['get', '', '', url.pathname];
         if (method !== 'GET' && method !== 'HEAD') throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
         if (this.authorizer && !this.authorizer.authorizePath(user, { verb: 'get', path: url.pathname })) {
           throw new ApiError(403, 'Forbidden', `forbidden: User "${user.name}" cannot get path "${url.pathname}"`);
@@ -330,7 +347,8 @@ export class ApiServer implements ApiServerDouble {
         if (typeof route.body === 'string') {
           res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
           res.end(route.body);
-        } else this.send(res, 200, route.body);
+          answered = 200;
+        } else answered = this.send(res, 200, route.body);
         return;
       }
       const q = url.searchParams;
@@ -347,6 +365,7 @@ export class ApiServer implements ApiServerDouble {
       }
       const info: RequestInfo = { verb, resource: route.resource.plural, group: route.resource.group, subresource: route.subresource, namespace: route.namespace, name, userAgent, user: user.name };
       this.counterTable.record(verb, info.resource, info.group, info.subresource, userAgent);
+      row = [verb, info.resource, info.group, info.subresource];
       if (this.authorizer && !this.authorizer.authorizeResource(user, { verb, apiGroup: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name })) {
         throw this.forbidden(user, info);
       }
@@ -355,18 +374,22 @@ export class ApiServer implements ApiServerDouble {
       if (fault.error) throw fault.error;
       if (verb === 'watch') {
         serveWatch(this.watchContext, req, res, route, q, fault.drop);
+        answered = 200;
         return;
       }
       const body = method === 'GET' ? Buffer.alloc(0) : await readBody(req);
       const [code, out] = await this.serve(verb, route, q, body, req);
       if (fault.drop) {
         // The write happened; the client never learns it.
+        answered = code;
         req.socket.destroy();
         return;
       }
-      this.send(res, code, out);
+      answered = this.send(res, code, out);
     } catch (err) {
-      this.sendError(res, err);
+      answered = this.sendError(res, err);
+    } finally {
+      if (row) this.counterTable.recordAnswered(row[0], row[1], row[2], row[3], userAgent, userName, answered);
     }
   }
 
