@@ -107,6 +107,27 @@ export class CIDRSet {
     return this.capacity - BigInt(this.touched) - BigInt(this.excludedFreeBlocks());
   }
 
+  // Aliases, for callers who spell the counts differently (all bigint, all in node-size blocks).
+  /** Same as freeCount. */
+  get freeBlocks(): bigint {
+    return this.freeCount;
+  }
+
+  /** Same as freeCount. */
+  get free(): bigint {
+    return this.freeCount;
+  }
+
+  /** Same as usedCount. */
+  get allocatedCount(): bigint {
+    return this.usedCount;
+  }
+
+  /** Same as capacity. */
+  get totalBlocks(): bigint {
+    return this.capacity;
+  }
+
   /**
    * Hands out the first free block of `maskSize` (default: the node mask size) at or after the
    * cursor, skipping exclusions, wrapping once. Returns its canonical CIDR text.

@@ -23,6 +23,16 @@ describe('CIDRSet construction', () => {
     expect(s.usedCount).toBe(0n);
   });
 
+  it('counts are bigint under their aliases too (freeBlocks, free, allocatedCount, totalBlocks)', () => {
+    const s = new CIDRSet('10.0.0.0/22', 24);
+    s.allocateNext();
+    s.addExclusion('10.0.3.0/25');
+    expect([s.capacity, s.totalBlocks]).toEqual([4n, 4n]);
+    expect([s.freeCount, s.freeBlocks, s.free]).toEqual([2n, 2n, 2n]);
+    expect([s.usedCount, s.allocatedCount]).toEqual([1n, 1n]);
+    expect(typeof s.free).toBe('bigint');
+  });
+
   it.each([
     ['10.0.0.0/8', 7, 'node mask size 7 is invalid for range 10.0.0.0/8: must be an integer from 8 to 32'],
     ['10.0.0.0/8', 33, 'node mask size 33 is invalid for range 10.0.0.0/8'],
