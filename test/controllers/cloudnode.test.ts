@@ -236,4 +236,22 @@ describe('CloudNodeController', () => {
     await t.controller.stop();
     expect(t.events.for('n1').map((e) => e.reason)).toEqual(['NodeUpdateFailed', 'Synced']);
   });
+
+  it('a node deleted while its initialising write is in flight (404): the blocks claimed for it are given back', async () => {
+    const released: string[] = [];
+    const claims: PodCIDRClaims = {
+      claim: () => ({ kind: 'claimed', podCIDRs: ['10.244.1.0/24'], pool: 'flags' }),
+      release: (name) => released.push(name),
+    };
+    const { store, cloud, controller } = setup({ claims });
+    cloud.setInstance('n1', { addresses: [ip('1.2.3.4')] });
+    store.put(makeNode({ name: 'n1', addresses: [ip('1.2.3.4'), ip('n1', 'Hostname')] }));
+    store.beforeWrite = (w) => {
+      if (w.kind === 'patch') store.remove('n1');
+    };
+    controller.start();
+    await until(() => released.length > 0, 5000, 'release');
+    expect(released).toEqual(['n1']);
+    expect(store.writes).toEqual([]);
+  });
 });

@@ -94,6 +94,24 @@ describe('NodeIPAMController', () => {
     expect(store.nodes.get('c')!.spec?.podCIDRs).toEqual(blocks);
   });
 
+  it('release: blocks claimed for a node that is gone go back (and to a waiting node); a node holding them keeps them', async () => {
+    const { store, controller } = setup('10.0.0.0/23');
+    await controller.start();
+    store.put(makeNode({ name: 'a', tainted: false }));
+    await until(() => nodePodCIDRs(store.nodes.get('a')!).length > 0);
+    // The cloud node controller claimed for "ghost", whose watch delete came before the claim.
+    const ghost = controller.claim({ name: 'ghost', labels: {} });
+    expect(ghost).toMatchObject({ kind: 'claimed' });
+    store.put(makeNode({ name: 'w', tainted: false }));
+    await until(() => controller.waitingNodes().includes('w'), 5000, 'w waits');
+    controller.release('ghost');
+    expect(controller.allocator.nodeAllocation('ghost')).toBeUndefined();
+    await until(() => nodePodCIDRs(store.nodes.get('w')!).length > 0, 5000, 'w gets the block at once');
+    expect(store.nodes.get('w')!.spec?.podCIDRs).toEqual(ghost.kind === 'claimed' ? ghost.podCIDRs : []);
+    controller.release('a');
+    expect(controller.allocator.nodeAllocation('a')?.podCIDRs).toEqual(store.nodes.get('a')!.spec?.podCIDRs);
+  });
+
   it('a bad flag is an error naming it', () => {
     expect(() => new FlagsPoolSource({ clusterCIDR: '10.0.0.0/16', serviceClusterIPRange: '10.96.0.0/33' })).toThrow(/--service-cluster-ip-range/);
     expect(() => new FlagsPoolSource({ clusterCIDR: '10.0.0.0/16', nodeCIDRMaskSizeIPv4: 8 })).toThrow(/--node-cidr-mask-size-ipv4: 8/);

@@ -265,7 +265,11 @@ export class CloudNodeController {
       } catch (error) {
         const retriable = (isConflict(error) || isInvalid(error)) && attempt < this.#o.conflictRetries;
         this.#metrics?.nodeWrites.inc({ kind: 'initialize', result: isConflict(error) || isInvalid(error) ? 'conflict' : 'error' });
-        if (isNotFound(error)) return { ok: true };
+        if (isNotFound(error)) {
+          // Deleted meanwhile: blocks claimed for it would otherwise stay reserved.
+          this.#o.claims?.release?.(name);
+          return { ok: true };
+        }
         if (!retriable) {
           // A timeout or a dropped response of the patch that removes the taint: it may have
           // landed. Remember it, so the node gets its Synced event when it is seen initialised.
@@ -280,7 +284,10 @@ export class CloudNodeController {
         try {
           current = await this.#o.writer.get(name);
         } catch (readError) {
-          if (isNotFound(readError)) return { ok: true };
+          if (isNotFound(readError)) {
+            this.#o.claims?.release?.(name);
+            return { ok: true };
+          }
           return { ok: false, error: readError };
         }
         if (!hasUninitializedTaint(current)) {

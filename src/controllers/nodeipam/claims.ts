@@ -25,4 +25,10 @@ export interface PodCIDRClaims {
    * retried write never takes a second block.
    */
   claim(request: PodCIDRClaimRequest): PodCIDRClaimResult;
+  /**
+   * The node a claim was made for is gone (its write found no node, 404): gives its blocks back,
+   * unless the cache shows a node of that name holding them. The watch's delete may have come
+   * before the claim, so nothing else would ever release them.
+   */
+  release?(name: string): void;
 }

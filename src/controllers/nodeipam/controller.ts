@@ -166,6 +166,12 @@ export class NodeIPAMController implements PodCIDRClaims {
     }
   }
 
+  release(name: string): void {
+    const node = this.#o.nodes.get(name);
+    if (node && nodePodCIDRs(node).length > 0) return;
+    this.#releaseBlocks(name, 'the node is gone (its write found no node)');
+  }
+
   // ---- nodes ----
 
   /** Records a node's blocks in the allocator; false when it has none. */
@@ -225,11 +231,15 @@ export class NodeIPAMController implements PodCIDRClaims {
     this.#cloudIndex.remove(node.metadata.name);
     this.#waiting.delete(node.metadata.name);
     this.#conflicts.delete(node.metadata.name);
-    const released = this.allocator.releaseNode(node.metadata.name);
+    this.#releaseBlocks(node.metadata.name, 'a node was deleted');
+  }
+
+  #releaseBlocks(name: string, why: string): void {
+    const released = this.allocator.releaseNode(name);
     if (!released) return;
-    this.#log.info({ node: node.metadata.name, podCIDRs: released.podCIDRs }, 'pod CIDRs released');
+    this.#log.info({ node: name, podCIDRs: released.podCIDRs, why }, 'pod CIDRs released');
     for (const s of this.#o.sources) s.nodesReleased?.(released.pools);
-    this.#retryWaiting('a node was deleted');
+    this.#retryWaiting(why);
   }
 
   /** CloudAllocator: the cloud's ranges, recorded and checked; undefined when there are none yet. */
