@@ -2,6 +2,8 @@
 // API server applies it (netutils.ParseCIDRSloppy): host bits are masked off, and IPv4 octets
 // with leading zeros are read as decimal, so a value the API server stored is never refused.
 
+import { parseIPSloppy } from '../nodeip/ip.js';
+
 export type IPFamily = 4 | 6;
 
 export interface CIDR {
@@ -105,6 +107,33 @@ function parseIPv6(s: string): bigint | undefined {
   return v;
 }
 
+/** Go's dtoi, as ParseCIDRSloppy reads the prefix: decimal digits (leading zeros too), below 0xFFFFFF. */
+function goDecimal(s: string): number | undefined {
+  if (s.length === 0) return undefined;
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return undefined;
+    n = n * 10 + (c - 48);
+    if (n >= 0xffffff) return undefined;
+  }
+  return n;
+}
+
+/**
+ * The address by Kubernetes' ParseIPSloppy, for the rare text the fast parsers above refuse but
+ * the API server stores (an IPv4 octet or an IPv6 group written with extra leading zeros, as
+ * `0010.0.0.0` or `00fd00::`). The family stays the one the text's syntax gives.
+ */
+function sloppyAddress(text: string, family: IPFamily): bigint | undefined {
+  const ip = parseIPSloppy(text);
+  if (ip === undefined) return undefined;
+  const bytes = family === 4 ? ip.bytes.subarray(12) : ip.bytes;
+  let v = 0n;
+  for (const b of bytes) v = (v << 8n) | BigInt(b);
+  return v;
+}
+
 /** Parses `addr/prefix`, masking host bits as Go's ParseCIDR does. Throws CIDRParseError. */
 export function parseCIDR(value: string): CIDR {
   if (typeof value !== 'string') throw new CIDRParseError(String(value), 'not a string');
@@ -114,19 +143,20 @@ export function parseCIDR(value: string): CIDR {
   const prefixText = value.slice(slash + 1);
   const isV6 = ipText.includes(':');
   const bits = isV6 ? 128 : 32;
-  if (!/^[0-9]{1,3}$/.test(prefixText) || Number(prefixText) > bits) {
+  const prefix = goDecimal(prefixText);
+  if (prefix === undefined || prefix > bits) {
     throw new CIDRParseError(value, `prefix length must be 0..${bits}`);
   }
-  const prefix = Number(prefixText);
   let addr: bigint;
   if (isV6) {
-    const a = parseIPv6(ipText);
+    const a = parseIPv6(ipText) ?? sloppyAddress(ipText, 6);
     if (a === undefined) throw new CIDRParseError(value, 'not an IPv6 address');
     addr = a;
   } else {
     const a = parseIPv4(ipText);
-    if (a === undefined) throw new CIDRParseError(value, 'not an IPv4 address');
-    addr = BigInt(a);
+    const b = a === undefined ? sloppyAddress(ipText, 4) : BigInt(a);
+    if (b === undefined) throw new CIDRParseError(value, 'not an IPv4 address');
+    addr = b;
   }
   addr &= prefixMask(bits, prefix);
   const family: IPFamily = isV6 ? 6 : 4;

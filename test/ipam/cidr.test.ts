@@ -17,6 +17,12 @@ describe('parseCIDR', () => {
     ['::ffff:10.1.2.3/120', '::ffff:a01:200/120', 6, 120],
     ['fd00:96::/112', 'fd00:96::/112', 6, 112],
     ['1:0:1:0:1:0:1:0/128', '1:0:1:0:1:0:1:0/128', 6, 128],
+    // ParseCIDRSloppy (what the API server validates podCIDRs with) reads numbers as Go's dtoi and
+    // xtoi do: any count of leading zeros, in octets, groups and the prefix length.
+    ['0010.0.5.0/24', '10.0.5.0/24', 4, 24],
+    ['10.0.5.0/0024', '10.0.5.0/24', 4, 24],
+    ['00fd00::/00064', 'fd00::/64', 6, 64],
+    ['fd00:0:0:00001::/64', 'fd00:0:0:1::/64', 6, 64],
   ])('%s → %s', (input, text, family, prefix) => {
     const c = parseCIDR(input);
     expect(c.text).toBe(text);
@@ -35,6 +41,11 @@ describe('parseCIDR', () => {
     ['fe80::1%eth0/64', 'not an IPv6 address'],
     ['10.0.0.0/-1', 'prefix length'],
     ['10.0.0.0/ 8', 'prefix length'],
+    ['10.0.0.0/', 'prefix length'],
+    ['10.0.0.0/99999999', 'prefix length'],
+    ['00000000256.0.0.0/8', 'not an IPv4 address'],
+    ['fd00:10000::/64', 'not an IPv6 address'],
+    ['1.2.3/24', 'not an IPv4 address'],
   ])('rejects %s', (input, reason) => {
     expect(() => parseCIDR(input)).toThrow(CIDRParseError);
     expect(() => parseCIDR(input)).toThrow(`invalid CIDR "${input}": ${reason}`);

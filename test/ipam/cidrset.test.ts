@@ -161,6 +161,17 @@ describe('CIDRSet occupy/release on addresses', () => {
     expect(f).toThrow(msg);
   });
 
+  it('restores any text the API server accepted (ParseCIDRSloppy leading zeros)', () => {
+    const s = new CIDRSet('10.0.0.0/16', 24);
+    expect(s.occupy('0010.0.5.0/24')).toBe(true);
+    expect(s.isAllocated('10.0.5.0/24')).toBe(true);
+    s.release('10.0.5.0/0024');
+    expect(s.isAllocated('10.0.5.0/24')).toBe(false);
+    const v6 = new CIDRSet('fd00::/48', 64);
+    expect(v6.occupy('fd00:0:0:00005::/64')).toBe(true);
+    expect(v6.isAllocated('fd00:0:0:5::/64')).toBe(true);
+  });
+
   it('isAllocated is false for a disjoint CIDR', () => {
     const s = new CIDRSet('10.0.0.0/16', 24);
     expect(s.isAllocated('11.0.0.0/24')).toBe(false);
