@@ -234,6 +234,17 @@ export class NodeIPAMController implements PodCIDRClaims {
     this.#releaseBlocks(node.metadata.name, 'a node was deleted');
   }
 
+  /**
+   * A write found no node: its watch delete may already have been handled, before this sync
+   * recorded blocks (or cloud ranges) for it. Drops them, as the delete would have.
+   */
+  #gone(name: string): void {
+    this.#cloudIndex.remove(name);
+    this.#waiting.delete(name);
+    this.#conflicts.delete(name);
+    this.#releaseBlocks(name, 'the node is gone (its write found no node)');
+  }
+
   #releaseBlocks(name: string, why: string): void {
     const released = this.allocator.releaseNode(name);
     if (!released) return;
@@ -301,7 +312,7 @@ export class NodeIPAMController implements PodCIDRClaims {
         return written;
       } catch (err) {
         if (isNotFound(err)) {
-          this.allocator.releaseNode(name);
+          this.#gone(name);
           return undefined;
         }
         if (!(isConflict(err) || isInvalid(err)) || attempt >= (this.#o.conflictRetries ?? 5)) {
@@ -317,7 +328,7 @@ export class NodeIPAMController implements PodCIDRClaims {
           node = await this.#o.writer.get(name);
         } catch (readErr) {
           if (isNotFound(readErr)) {
-            this.allocator.releaseNode(name);
+            this.#gone(name);
             return undefined;
           }
           throw readErr;

@@ -84,6 +84,46 @@ describe('CloudAllocator', () => {
   });
 });
 
+describe('CloudAllocator: a node deleted while its range is looked up', () => {
+  it('leaves nothing behind: a later node given the same range is not reported as clashing with it', async () => {
+    const cloud = new FakeCloudProvider();
+    cloud.setInstance('gone', { addresses: [ip('10.0.0.1')], podCIDRs: ['172.20.1.0/24'] });
+    cloud.setInstance('b', { addresses: [ip('10.0.0.2')], podCIDRs: ['172.20.1.0/24'] });
+    cloud.setInstance('sentinel', { addresses: [ip('10.0.0.3')], podCIDRs: ['172.20.9.0/24'] });
+    const provider = cloudRangesFromProvider(cloud);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let asked = false;
+    const ranges = {
+      rangesFor: async (node: NodeObject) => {
+        if (node.metadata.name === 'gone') {
+          asked = true;
+          await gate;
+        }
+        return provider.rangesFor(node);
+      },
+    };
+    const r = await startReplica(api, { cloud: ranges });
+    replicas.push(r);
+    createNode(api, { name: 'gone', tainted: false });
+    await until(() => asked, 5000, 'the lookup for "gone"');
+    api.store.delete('nodes', 'gone');
+    // Watch events come in order: once a node created after the delete is written, the
+    // controller has seen the delete, before the lookup for "gone" returns.
+    createNode(api, { name: 'sentinel', tainted: false });
+    await until(() => podCIDRsOf(api, 'sentinel').length > 0, 5000, 'sentinel written');
+    open();
+    // Its write finds no node: what the lookup recorded is dropped.
+    // The sync of "gone" is over once nothing is queued or in progress.
+    await until(() => r.controller.queue.len() === 0 && r.controller.queue.processingCount() === 0 && r.controller.queue.delayedCount() === 0, 5000, 'the sync of "gone" done');
+    expect(r.controller.allocator.nodeAllocation('gone')).toBeUndefined();
+    createNode(api, { name: 'b', tainted: false });
+    await until(() => podCIDRsOf(api, 'b').length > 0, 5000, 'b written');
+    expect(podCIDRsOf(api, 'b')).toEqual(['172.20.1.0/24']);
+    expect(r.events.for('b').filter((e) => e.reason === 'CloudRangeClash')).toEqual([]);
+  });
+});
+
 describe('CloudAllocator after a restart', () => {
   it('existing cloud ranges outside every pool are recorded without warnings; a new node given one of them is reported', async () => {
     const cloud = new FakeCloudProvider();
