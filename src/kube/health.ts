@@ -115,7 +115,9 @@ export class HealthServer {
     const [, endpoint, single] = url.pathname.split('/');
     let checks: HealthCheck[];
     if (endpoint === 'livez' || endpoint === 'readyz') checks = this.#checks[endpoint];
-    else if (endpoint === 'healthz') checks = [...this.#checks.livez, ...this.#checks.readyz];
+    // /healthz is /livez: liveness probes often point at it, and a follower that has not seen a
+    // leader yet (a readyz failure) must not be restarted for that.
+    else if (endpoint === 'healthz') checks = this.#checks.livez;
     else {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end('not found\n');

@@ -62,6 +62,14 @@ describe('HealthServer', () => {
     expect((await get(`${s.url}/other`))[0]).toBe(404);
   });
 
+  it('/healthz is /livez: a failing readiness check does not fail it', async () => {
+    const s = await start([workersCheck('node-workers', () => 2, 2)], [syncedCheck('nodes-synced', { hasSynced: () => false })]);
+    expect((await get(`${s.url}/readyz`))[0]).toBe(500);
+    expect(await get(`${s.url}/healthz`)).toEqual([200, 'ok\n', 'text/plain; charset=utf-8']);
+    expect((await get(`${s.url}/healthz?verbose`))[1]).toBe('[+]node-workers ok\nhealthz check passed\n');
+    expect((await get(`${s.url}/healthz/nodes-synced`))[0]).toBe(404);
+  });
+
   it('fails thrown, rejected and hung checks; addCheck adds', async () => {
     const s = await start([], []);
     s.addCheck('livez', { name: 'throws', check: () => { throw new Error('boom'); } });
