@@ -16,7 +16,18 @@ export interface ExclusionConflict {
 
 export type OccupyResult =
   | { ok: true; pool: string; pools: string[]; conflicts: ExclusionConflict[] }
-  | { ok: false; reason: 'invalid-cidr' | 'outside-every-pool' | 'claimed-by-other-node'; podCIDR: string; otherNode?: string; message: string };
+  | {
+      ok: false;
+      reason: 'invalid-cidr' | 'outside-every-pool' | 'claimed-by-other-node';
+      podCIDR: string;
+      otherNode?: string;
+      message: string;
+      /**
+       * The node's other blocks, recorded for it all the same: a node whose IPv4 block clashes
+       * still holds its IPv6 block, which must never be handed to another node.
+       */
+      recorded: string[];
+    };
 
 export interface AllocationResult {
   podCIDRs: string[];
@@ -240,13 +251,13 @@ export class PodCIDRAllocator {
    * replaces the node's previous blocks.
    */
   occupyNode(nodeName: string, podCIDRs: readonly string[]): OccupyResult {
-    if (podCIDRs.length === 0) return { ok: false, reason: 'invalid-cidr', podCIDR: '', message: `node "${nodeName}": spec.podCIDRs is empty: nothing to restore` };
+    if (podCIDRs.length === 0) return { ok: false, reason: 'invalid-cidr', podCIDR: '', message: `node "${nodeName}": spec.podCIDRs is empty: nothing to restore`, recorded: [] };
     const parsed: CIDR[] = [];
     for (const t of podCIDRs) {
       try {
         parsed.push(parseCIDR(t));
       } catch (err) {
-        if (err instanceof CIDRParseError) return { ok: false, reason: 'invalid-cidr', podCIDR: t, message: `node "${nodeName}": spec.podCIDRs: ${err.message}` };
+        if (err instanceof CIDRParseError) return { ok: false, reason: 'invalid-cidr', podCIDR: t, message: `node "${nodeName}": spec.podCIDRs: ${err.message}`, recorded: [] };
         throw err;
       }
     }
@@ -254,38 +265,55 @@ export class PodCIDRAllocator {
     if (prev && prev.parsed.map((c) => c.text).join() === parsed.map((c) => c.text).join()) {
       return { ok: true, pool: poolLabel(prev.pools), pools: prev.pools.map((p) => p.spec.name), conflicts: this.conflictsOf(nodeName, prev.parsed) };
     }
-    const placement = this.placeExisting(parsed);
-    if ('outside' in placement) {
-      const t = placement.outside.text;
-      return { ok: false, reason: 'outside-every-pool', podCIDR: t, message: `node "${nodeName}": pod CIDR ${t} lies outside every pool` };
-    }
+    const pools = this.placeExisting(parsed);
+    // Every block that lies in a pool and is nobody else's is recorded for this node, even when
+    // another of its blocks is a problem: the first problem is reported, but a half-restored node
+    // must never leave its good block free for the next allocation.
+    let problem: Omit<Extract<OccupyResult, { ok: false }>, 'recorded'> | undefined;
+    const keep: number[] = [];
     for (let i = 0; i < parsed.length; i++) {
-      const p = placement.pools[i];
+      const p = pools[i];
+      const t = parsed[i].text;
+      if (p === undefined) {
+        problem ??= { ok: false, reason: 'outside-every-pool', podCIDR: t, message: `node "${nodeName}": pod CIDR ${t} lies outside every pool` };
+        continue;
+      }
       const set = p.sets[p.spec.families.findIndex((f) => f.family === parsed[i].family)];
       // The set knows every used address in its range (other pools' blocks are mirrored into it),
       // so the linear search for the other node runs only on a real overlap.
-      const other = set.overlapsAllocated(parsed[i].text) ? this.claimant(parsed[i], nodeName) : undefined;
+      const other = set.overlapsAllocated(t) ? this.claimant(parsed[i], nodeName) : undefined;
       if (other !== undefined) {
-        return {
+        problem ??= {
           ok: false,
           reason: 'claimed-by-other-node',
-          podCIDR: parsed[i].text,
+          podCIDR: t,
           otherNode: other,
-          message: `node "${nodeName}": pod CIDR ${parsed[i].text} overlaps a block of node "${other}"`,
+          message: `node "${nodeName}": pod CIDR ${t} overlaps a block of node "${other}"`,
         };
+        continue;
       }
+      keep.push(i);
     }
     if (prev) this.releaseNode(nodeName);
-    this.record(nodeName, parsed, placement.pools);
-    for (const p of new Set(placement.pools)) this.emitUsage(p);
-    return { ok: true, pool: poolLabel(placement.pools), pools: placement.pools.map((p) => p.spec.name), conflicts: this.conflictsOf(nodeName, parsed) };
+    const kept = keep.map((i) => parsed[i]);
+    const keptPools = keep.map((i) => pools[i] as PoolState);
+    if (kept.length > 0) this.record(nodeName, kept, keptPools);
+    for (const p of new Set(keptPools)) this.emitUsage(p);
+    if (problem) return { ...problem, recorded: kept.map((c) => c.text) };
+    return { ok: true, pool: poolLabel(keptPools), pools: keptPools.map((p) => p.spec.name), conflicts: this.conflictsOf(nodeName, parsed) };
   }
 
-  /** Picks the pool for each existing pod CIDR: one pool holding all of them if possible. */
-  private placeExisting(parsed: CIDR[]): { pools: PoolState[] } | { outside: CIDR } {
+  /**
+   * Picks the pool for each existing pod CIDR: one pool holding all of them if possible.
+   * `undefined` marks a CIDR outside every pool.
+   */
+  private placeExisting(parsed: CIDR[]): (PoolState | undefined)[] {
     // Per CIDR: the pools containing it, and whether its size is the pool's per-node size.
     const containing = parsed.map((c) => this.poolsContaining(c));
-    for (let i = 0; i < parsed.length; i++) if (containing[i].size === 0) return { outside: parsed[i] };
+    if (containing.some((m) => m.size === 0)) {
+      // Place the others on their own; the outside ones are reported by the caller.
+      return containing.map((m, i) => (m.size === 0 ? undefined : this.placeExisting([parsed[i]])[0]));
+    }
     // Prefer more exact mask matches, then not terminating, then the usual pool order.
     const pick = (cands: Iterable<PoolState>, key: (p: PoolState) => number): PoolState | undefined => {
       let best: PoolState | undefined;
@@ -301,8 +329,8 @@ export class PodCIDRAllocator {
     };
     const common = [...containing[0].keys()].filter((p) => containing.every((m) => m.has(p)));
     const one = pick(common, (p) => containing.reduce((n, m) => n + (m.get(p) ? 1 : 0), 0));
-    if (one) return { pools: parsed.map(() => one) };
-    return { pools: containing.map((m) => pick(m.keys(), (p) => (m.get(p) ? 1 : 0))!) };
+    if (one) return parsed.map(() => one);
+    return containing.map((m) => pick(m.keys(), (p) => (m.get(p) ? 1 : 0))!);
   }
 
   /** Pools whose range contains `c`, each with "c has the pool's per-node size". */

@@ -110,6 +110,7 @@ describe('restore, overlap and exclusions', () => {
       podCIDR: '10.0.1.0/25',
       otherNode: 'n1',
       message: 'node "n2": pod CIDR 10.0.1.0/25 overlaps a block of node "n1"',
+      recorded: [],
     });
     expect(a.occupyNode('n3', ['172.16.0.0/24'])).toMatchObject({ ok: false, reason: 'outside-every-pool', message: 'node "n3": pod CIDR 172.16.0.0/24 lies outside every pool' });
     expect(a.occupyNode('n4', ['10.0.0.0/33'])).toMatchObject({ ok: false, reason: 'invalid-cidr' });
@@ -120,6 +121,29 @@ describe('restore, overlap and exclusions', () => {
     // Moving a node to other blocks frees the old ones.
     expect(a.occupyNode('n1', ['10.0.9.0/24'])).toMatchObject({ ok: true });
     expect(a.stats()[0].used).toBe(3n);
+  });
+
+  it('a node whose one block clashes still holds its other blocks', () => {
+    // worker-1's IPv4 block was taken by a hand-made node; its IPv6 block is its own and must
+    // never go to the next node.
+    const a = withPools(pool('p', 8, '10.0.0.0/16', 'fd00::/112'));
+    expect(a.occupyNode('intruder', ['10.0.0.0/24'])).toMatchObject({ ok: true });
+    expect(a.occupyNode('worker-1', ['10.0.0.0/24', 'fd00::/120'])).toMatchObject({
+      ok: false,
+      reason: 'claimed-by-other-node',
+      otherNode: 'intruder',
+      recorded: ['fd00::/120'],
+    });
+    expect(a.nodeAllocation('worker-1')?.podCIDRs).toEqual(['fd00::/120']);
+    const next = a.allocateNode({ name: 'worker-2' }).podCIDRs;
+    expect(next).toEqual(['10.0.1.0/24', 'fd00::100/120']);
+    // A block outside every pool does not cost the node its pooled block either.
+    expect(a.occupyNode('worker-3', ['172.16.0.0/24', 'fd00::200/120'])).toMatchObject({ ok: false, reason: 'outside-every-pool', recorded: ['fd00::200/120'] });
+    expect(a.allocateNode({ name: 'worker-4' }).podCIDRs).toEqual(['10.0.2.0/24', 'fd00::300/120']);
+    // Deleting the node frees what it held.
+    a.releaseNode('worker-1');
+    expect(a.nodeAllocation('worker-1')).toBeUndefined();
+    expect(a.occupyNode('worker-5', ['fd00::/120'])).toMatchObject({ ok: true });
   });
 
   it('overlapping pools never hand out the same addresses', () => {
