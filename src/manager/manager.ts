@@ -256,7 +256,7 @@ export class ControllerManager {
         objectEvents: (ref, type, reason, message) => events.recorder.event({ ...ref, uid: ref.uid ?? ref.name }, type, reason, message),
         ...(mode === 'CloudAllocator' && this.#provider ? {
           cloud: {
-            ranges: cloudRangesFromProvider(this.#provider),
+            ranges: cloudRangesFromProvider(this.#provider, { registry: this.registry }),
             serviceRanges: () => serviceCIDRs?.serviceRanges().flatMap((r) => r.cidrs) ?? [],
             patchStatus: (name: string, patch: unknown) => client.patch(NODES, name, patch, 'strategic', { subresource: 'status' }),
           },

@@ -7,6 +7,9 @@
 import type { CloudProvider } from '../../../providers/types.js';
 import { CIDRParseError, cidrsOverlap, cidrSize, formatCIDR, parseCIDR, prefixMask, type CIDR, type PodCIDRAllocator } from '../../ipam/index.js';
 import type { NodeObject } from '../node.js';
+import type { Registry } from 'prom-client';
+import { realClock, type Clock } from '../../kube/clock.js';
+import { cloudNodeMetrics } from '../metrics.js';
 
 export type CloudRangeResult =
   | { kind: 'ranges'; podCIDRs: string[] }
@@ -18,16 +21,27 @@ export interface CloudRanges {
   rangesFor(node: NodeObject): Promise<CloudRangeResult>;
 }
 
-/** The provider's InstanceMetadata.podCIDRs for one node. */
-export function cloudRangesFromProvider(provider: CloudProvider): CloudRanges {
+/**
+ * The provider's InstanceMetadata.podCIDRs for one node. With a registry the calls count in the
+ * cloud-call metrics the cloud node controller uses (cloudprovider_requests_total, …_duration_seconds).
+ */
+export function cloudRangesFromProvider(provider: CloudProvider, options: { registry?: Registry; clock?: Clock } = {}): CloudRanges {
+  const metrics = options.registry ? cloudNodeMetrics(options.registry) : undefined;
+  const clock = options.clock ?? realClock;
+  const labels = { provider: provider.name, operation: 'instancesMetadata' };
   return {
     async rangesFor(node) {
       const ref = { name: node.metadata.name, ...(node.spec?.providerID ? { providerID: node.spec.providerID } : {}), labels: node.metadata.labels ?? {} };
       let res;
+      const started = clock.now();
       try {
         res = (await provider.instancesMetadata([ref])).get(node.metadata.name);
+        metrics?.cloudCalls.inc({ ...labels, result: res?.kind === 'error' || !res ? 'partial' : 'success' });
       } catch (err) {
+        metrics?.cloudCalls.inc({ ...labels, result: 'error' });
         return { kind: 'error', error: err instanceof Error ? err : new Error(String(err)) };
+      } finally {
+        metrics?.cloudCallDuration.observe(labels, (clock.now() - started) / 1000);
       }
       if (!res) return { kind: 'error', error: new Error(`provider ${provider.name} gave no answer for node ${node.metadata.name}`) };
       if (res.kind === 'error') return { kind: 'error', error: res.error };

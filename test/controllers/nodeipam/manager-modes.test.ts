@@ -53,6 +53,17 @@ describe('ControllerManager allocator types', () => {
     expect(api.count({ verb: 'list', resource: 'clustercidrs.networking.x-k8s.io' })).toBe(0);
   });
 
+  it('CloudAllocator without cloud-node: the range lookups count in the cloud-call metrics', async () => {
+    const cloud = new FakeCloudProvider();
+    cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.3.0/24'] });
+    const manager = start({ cloudProvider: 'fake', controllers: 'node-ipam', allocateNodeCidrs: true, cidrAllocatorType: 'CloudAllocator' }, cloud);
+    createNode(api, { name: 'a', tainted: false });
+    await until(() => podCIDRsOf(api, 'a').length > 0, 10_000, 'the cloud range written');
+    const text = await manager.registry.metrics();
+    expect(text).toMatch(/^cloudprovider_requests_total\{provider="fake",operation="instancesMetadata",result="success"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^cloudprovider_request_duration_seconds_count\{provider="fake",operation="instancesMetadata"\} [1-9]\d*$/m);
+  });
+
   it('MultiCIDRRangeAllocator: the audit loop exports findings and records a conflict event', async () => {
     createClusterCIDR(api, 'pool', { perNodeHostBits: 8, ipv4: '10.1.0.0/20' });
     // Two nodes with the same block, set by someone else: a conflict the audit reports.
