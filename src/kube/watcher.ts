@@ -69,6 +69,8 @@ export class Watcher<T extends KubeObject> {
   #resourceVersion = '';
   #needList = true;
   #goneStreak = 0;
+  /** The last list/watch failure, until a list succeeds or the watch delivers something again. */
+  #failure: string | undefined;
   #relistReason = '';
   #synced = false;
   #stopped = false;
@@ -128,6 +130,14 @@ export class Watcher<T extends KubeObject> {
 
   hasSynced(): boolean {
     return this.#synced;
+  }
+
+  /**
+   * Why the watcher is not in contact with the API server (its last list or watch failed and
+   * nothing succeeded since), or undefined when it is. For readiness.
+   */
+  connectionProblem(): string | undefined {
+    return this.#failure;
   }
 
   /** The cached objects (a snapshot array; objects are shared, do not mutate). */
@@ -205,6 +215,7 @@ export class Watcher<T extends KubeObject> {
           continue;
         }
         const retryInMs = this.#backoff.next();
+        this.#failure = err instanceof Error ? err.message : String(err);
         this.#log.warn({ err, retryInMs }, 'list/watch failed, retrying');
         this.#events.emit('error', err, { retryInMs });
         await this.#delay(retryInMs);
@@ -256,6 +267,7 @@ export class Watcher<T extends KubeObject> {
       else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.#events.emit('update', obj, old);
     }
     this.#resourceVersion = result.resourceVersion;
+    this.#failure = undefined;
     // After repeated 410s the backoff keeps growing until a watch delivers something again.
     if (this.#goneStreak === 0) this.#backoff.reset();
     this.#events.emit('synced', { initial, resourceVersion: result.resourceVersion, count: fresh.size });
@@ -294,7 +306,10 @@ export class Watcher<T extends KubeObject> {
         signal: ac.signal,
       })) {
         arm();
-        if (ev.type !== 'ERROR') received++;
+        if (ev.type !== 'ERROR') {
+          received++;
+          this.#failure = undefined;
+        }
         this.#apply(ev.type, ev.object);
       }
     } finally {

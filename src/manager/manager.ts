@@ -132,6 +132,8 @@ export class ControllerManager {
   /** /readyz: why the process is not ready yet, or undefined when it is (a connected leader or follower). */
   notReadyReason(): string | undefined {
     if (!this.watcher.hasSynced()) return 'node cache not synced';
+    const problem = this.watcher.connectionProblem();
+    if (problem !== undefined) return `not connected to the API server: ${problem}`;
     if (this.#o.leaderElection.enabled && this.#elector && !this.#elector.isLeader() && this.#elector.leader() === '') return 'no leader observed yet';
     return undefined;
   }

@@ -106,4 +106,19 @@ describe('Watcher against the API server double', () => {
     expect(errors.length).toBeGreaterThan(0);
     expect(log).toEqual(['add a', 'add b']);
   });
+
+  it('reports a connection problem while the API server is away, and none once it is back', async () => {
+    const { api, client, w } = await setup();
+    w.start();
+    await w.synced;
+    expect(w.connectionProblem()).toBeUndefined();
+    await until(() => api.watchCount() === 1, 'watch open');
+    await api.stop();
+    await until(() => w.connectionProblem() !== undefined, 'a connection problem');
+    await api.restart();
+    await until(() => api.watchCount() === 1, 'watch reopened');
+    await client.create(NODES, nodeObj('b'));
+    await until(() => w.get('b') !== undefined, 'event after restart');
+    expect(w.connectionProblem()).toBeUndefined();
+  });
 });
