@@ -335,6 +335,7 @@ export class EventRecorder {
           const p: Promise<void> = this.#write(c).finally(() => {
             this.#inFlight.delete(c.key);
             running.delete(p);
+            this.#wake?.();
           });
           running.add(p);
         }
@@ -347,10 +348,7 @@ export class EventRecorder {
         }
         if (running.size === 0) break;
         // Wait for a write to finish or a new event to arrive.
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-          void Promise.race(running).then(resolve);
-        });
+        await new Promise<void>((resolve) => (this.#wake = resolve));
         this.#wake = undefined;
       }
     } finally {
