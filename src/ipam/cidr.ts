@@ -226,7 +226,7 @@ export function formatIPv6Groups(g: ArrayLike<number>): string {
 
 export function formatAddr(family: IPFamily, addr: bigint): string {
   if (family === 4) return formatIPv4(Number(addr));
-  const g = new Array<number>(8);
+  const g = new Uint16Array(8);
   for (let i = 7; i >= 0; i--) {
     g[i] = Number(addr & 0xffffn);
     addr >>= 16n;

@@ -44,7 +44,8 @@ export class CIDRSet {
 
   private readonly baseV4: number;
   private readonly baseGroups: number[];
-  private readonly groups: number[] = [0, 0, 0, 0, 0, 0, 0, 0];
+  // A typed array keeps one element kind whatever the arithmetic yields (no map transitions).
+  private readonly groups = new Uint16Array(8);
   /**
    * Per IPv6 group: how the unit offset maps onto it. A positive number d: floor(offset / d);
    * a negative -m: offset * m; null: the offset never reaches this group.
