@@ -55,12 +55,12 @@ export function parseFeatureGates(text?: string): FeatureGates {
     const eq = item.indexOf('=');
     const name = (eq < 0 ? item : item.slice(0, eq)).trim();
     if (name === '') throw new FeatureGateError(`--feature-gates: item ${JSON.stringify(item)} names no gate (known: ${knownList()})`);
-    if (eq < 0) throw new FeatureGateError(`--feature-gates: missing bool value for ${JSON.stringify(name)} (write ${name}=true or ${name}=false)`);
+    if (eq < 0) throw new FeatureGateError(`--feature-gates: missing bool value for ${JSON.stringify(name)} (write ${name}=true or ${name}=false; known: ${knownList()})`);
     const raw = item.slice(eq + 1).trim();
     let value: boolean;
     if (TRUE_WORDS.has(raw)) value = true;
     else if (FALSE_WORDS.has(raw)) value = false;
-    else throw new FeatureGateError(`--feature-gates: invalid value of ${name}=${raw}: ${JSON.stringify(raw)} is not a boolean (use true or false)`);
+    else throw new FeatureGateError(`--feature-gates: invalid value of ${name}=${raw}: ${JSON.stringify(raw)} is not a boolean (use true or false; known: ${knownList()})`);
     if (!isKnown(name)) throw new FeatureGateError(`--feature-gates: unrecognized feature gate ${JSON.stringify(name)} (known: ${knownList()})`);
     explicit.delete(name);
     explicit.set(name, value);

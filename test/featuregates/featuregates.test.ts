@@ -29,17 +29,23 @@ describe('parseFeatureGates', () => {
   it.each([
     ['Bogus=true', '--feature-gates: unrecognized feature gate "Bogus" (known: CloudDualStackNodeIPs)'],
     ['cloudDualStackNodeIPs=true', '--feature-gates: unrecognized feature gate "cloudDualStackNodeIPs" (known: CloudDualStackNodeIPs)'],
-    ['CloudDualStackNodeIPs', '--feature-gates: missing bool value for "CloudDualStackNodeIPs" (write CloudDualStackNodeIPs=true or CloudDualStackNodeIPs=false)'],
+    ['CloudDualStackNodeIPs', '--feature-gates: missing bool value for "CloudDualStackNodeIPs" (write CloudDualStackNodeIPs=true or CloudDualStackNodeIPs=false; known: CloudDualStackNodeIPs)'],
     [' ', '--feature-gates: item " " names no gate (known: CloudDualStackNodeIPs)'],
     ['=true', '--feature-gates: item "=true" names no gate (known: CloudDualStackNodeIPs)'],
-    ['CloudDualStackNodeIPs=yes', '--feature-gates: invalid value of CloudDualStackNodeIPs=yes: "yes" is not a boolean (use true or false)'],
-    ['CloudDualStackNodeIPs=', '--feature-gates: invalid value of CloudDualStackNodeIPs=: "" is not a boolean (use true or false)'],
-    ['CloudDualStackNodeIPs=tRuE', '--feature-gates: invalid value of CloudDualStackNodeIPs=tRuE: "tRuE" is not a boolean (use true or false)'],
+    ['CloudDualStackNodeIPs=yes', '--feature-gates: invalid value of CloudDualStackNodeIPs=yes: "yes" is not a boolean (use true or false; known: CloudDualStackNodeIPs)'],
+    ['CloudDualStackNodeIPs=', '--feature-gates: invalid value of CloudDualStackNodeIPs=: "" is not a boolean (use true or false; known: CloudDualStackNodeIPs)'],
+    ['CloudDualStackNodeIPs=tRuE', '--feature-gates: invalid value of CloudDualStackNodeIPs=tRuE: "tRuE" is not a boolean (use true or false; known: CloudDualStackNodeIPs)'],
     // The value is checked before the name, as component-base does.
-    ['Bogus=maybe', '--feature-gates: invalid value of Bogus=maybe: "maybe" is not a boolean (use true or false)'],
+    ['Bogus=maybe', '--feature-gates: invalid value of Bogus=maybe: "maybe" is not a boolean (use true or false; known: CloudDualStackNodeIPs)'],
   ])('%j fails: %s', (text, message) => {
     expect(() => parseFeatureGates(text)).toThrow(FeatureGateError);
     expect(() => parseFeatureGates(text)).toThrow(new FeatureGateError(message));
+  });
+
+  it('names the known gates in every error (issue #2: an unknown gate or a non-boolean)', () => {
+    for (const text of ['Bogus=true', 'CloudDualStackNodeIPs=yes', 'CloudDualStackNodeIPs', '=true', 'Bogus=maybe']) {
+      expect(() => parseFeatureGates(text)).toThrow(/\(.*known: CloudDualStackNodeIPs\)$/);
+    }
   });
 
   it('knows CloudDualStackNodeIPs, default on', () => {
