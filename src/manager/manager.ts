@@ -75,6 +75,7 @@ export class ControllerManager {
   /** MultiCIDRRangeAllocator / CloudAllocator: the validated flags pool, if --cluster-cidr is set. */
   #flagsPool: FlagsPool | undefined;
   #audit: AuditLoop | undefined;
+  #stopping: Promise<void> | undefined;
 
   /** Throws (FeatureGateError, FlagsError, …) on option values only checkable with the libraries. */
   constructor(options: RunOptions, deps: ManagerDeps = {}) {
@@ -340,7 +341,17 @@ export class ControllerManager {
     return { sources, serviceCIDRs };
   }
 
-  async #stopControllers(): Promise<void> {
+  /**
+   * Stops the running controllers. Calls are serialised, so a caller (the end of run()) also
+   * waits for a stop already under way (onStoppedLeading's) before the client is closed.
+   */
+  #stopControllers(): Promise<void> {
+    const next = (this.#stopping ?? Promise.resolve()).catch(() => undefined).then(() => this.#stopNow());
+    this.#stopping = next;
+    return next;
+  }
+
+  async #stopNow(): Promise<void> {
     const cloudNode = this.#cloudNode;
     const ipam = this.#ipam;
     this.#cloudNode = undefined;

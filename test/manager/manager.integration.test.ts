@@ -164,4 +164,30 @@ describe('ControllerManager', () => {
     const a = start('a', cloudFor(1), { cidrAllocatorType: 'MultiCIDRRangeAllocator', leaderElect: 'false' });
     await expect(a.done).rejects.toThrow(/is not served/);
   });
+
+  it('a lost leader returns from run only after its controllers stopped (their in-flight syncs finished)', async () => {
+    // A cloud call that ignores cancellation: the sync holding it ends only when it answers.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let calls = 0;
+    class SlowCloud extends FakeCloudProvider {
+      override async instancesMetadata(...args: Parameters<FakeCloudProvider['instancesMetadata']>) {
+        calls++;
+        await gate;
+        return super.instancesMetadata(args[0]);
+      }
+    }
+    const cloud = new SlowCloud();
+    cloud.setInstance('n0', { addresses: [ip('10.1.0.1')] });
+    const a = start('a', cloud);
+    await until(() => a.manager.isLeading() && a.manager.controllers().cloudNode !== undefined, 5000, 'a leads');
+    const cloudNode = a.manager.controllers().cloudNode!;
+    createNode(api, { name: 'n0' });
+    await until(() => calls > 0, 5000, 'a provider call in flight');
+    api.faults.inject({ userAgent: 'ccm-a', resource: 'leases.coordination.k8s.io', status: 500 });
+    // The cloud answers a little after leadership is lost.
+    void until(() => !a.manager.isLeading(), 10_000, 'leadership lost').then(() => setTimeout(open, 300));
+    expect(await a.done).toBe('lost');
+    expect(cloudNode.aliveWorkers()).toBe(0);
+  });
 });
