@@ -6,6 +6,7 @@ import { NodeIPAMController } from '../../src/controllers/nodeipam/controller.js
 import { FlagsPoolSource } from '../../src/controllers/nodeipam/pool-source.js';
 import { nodePodCIDRs } from '../../src/controllers/node.js';
 import { makeNode } from './builders.js';
+import { FakeClock } from '../../src/kube/clock.js';
 import { MemoryEvents, MemoryNodes, until } from './memory-nodes.js';
 
 let controllers: NodeIPAMController[] = [];
@@ -14,7 +15,7 @@ afterEach(async () => {
   controllers = [];
 });
 
-function setup(clusterCIDR: string, o: { serviceRange?: string; leaveTainted?: boolean } = {}) {
+function setup(clusterCIDR: string, o: { serviceRange?: string; leaveTainted?: boolean; clock?: FakeClock } = {}) {
   const store = new MemoryNodes();
   const events = new MemoryEvents();
   let relists = 0;
@@ -23,6 +24,7 @@ function setup(clusterCIDR: string, o: { serviceRange?: string; leaveTainted?: b
     nodes: store, writer: store.writer(), events, registry,
     sources: [new FlagsPoolSource({ clusterCIDR, nodeCIDRMaskSizeIPv4: 24, ...(o.serviceRange ? { serviceClusterIPRange: o.serviceRange } : {}) })],
     leaveTaintedNodes: o.leaveTainted ?? true, fenceMs: 0, relist: () => { relists++; return Promise.resolve(); },
+    ...(o.clock ? { clock: o.clock } : {}),
   });
   controllers.push(controller);
   return { store, events, controller, registry, relists: () => relists };
@@ -110,6 +112,26 @@ describe('NodeIPAMController', () => {
     expect(store.nodes.get('w')!.spec?.podCIDRs).toEqual(ghost.kind === 'claimed' ? ghost.podCIDRs : []);
     controller.release('a');
     expect(controller.allocator.nodeAllocation('a')?.podCIDRs).toEqual(store.nodes.get('a')!.spec?.podCIDRs);
+  });
+
+  it('a deleted node wakes one waiting node that can use its pool, not every waiting node', async () => {
+    // Backoff retries never come due on this clock: only the immediate retries run.
+    const { store, events, controller } = setup('10.0.0.0/23', { clock: new FakeClock() });
+    await controller.start();
+    for (const n of ['a', 'b']) store.put(makeNode({ name: n, tainted: false }));
+    await until(() => ['a', 'b'].every((n) => nodePodCIDRs(store.nodes.get(n)!).length > 0));
+    const waiting = ['w1', 'w2', 'w3', 'w4'];
+    for (const n of waiting) store.put(makeNode({ name: n, tainted: false }));
+    await until(() => controller.waitingNodes().length === 4, 5000, 'four waiting');
+    const freed = store.nodes.get('a')!.spec!.podCIDRs!;
+    store.remove('a');
+    await until(() => waiting.some((n) => nodePodCIDRs(store.nodes.get(n)!).length > 0), 5000, 'one waiting node served');
+    const served = waiting.filter((n) => nodePodCIDRs(store.nodes.get(n)!).length > 0);
+    expect(served).toEqual(['w1']);
+    expect(store.nodes.get('w1')!.spec?.podCIDRs).toEqual(freed);
+    // The others were not retried at once (each still has its one CIDRNotAvailable).
+    expect(waiting.slice(1).map((n) => events.for(n).filter((e) => e.reason === 'CIDRNotAvailable').length)).toEqual([1, 1, 1]);
+    expect(controller.waitingNodes()).toEqual(['w2', 'w3', 'w4']);
   });
 
   it('a bad flag is an error naming it', () => {

@@ -73,6 +73,8 @@ export class NodeIPAMController implements PodCIDRClaims {
   #readyPromise: Promise<void> | undefined;
   /** Nodes that found no free block: retried at once when a pool is added or a node released. */
   readonly #waiting = new Set<string>();
+  /** Waiting nodes retried for blocks a released node freed, with what woke them. */
+  readonly #woken = new Map<string, { pools: readonly string[]; tried: Set<string> }>();
   /** CloudAllocator: every node's cloud ranges, for node-vs-node clashes outside every pool. */
   readonly #cloudIndex = new CloudRangeIndex();
   /** The last conflict reported per node, so a repeat of the same one is not re-reported. */
@@ -142,6 +144,37 @@ export class NodeIPAMController implements PodCIDRClaims {
     return [...this.#waiting].sort();
   }
 
+  /**
+   * A node released blocks of `pools`: one slot is free, so one waiting node that may take from
+   * those pools is retried at once (the oldest first), not every waiting node. If it still finds
+   * no block, the next such node is woken, until each was tried once (`tried`).
+   */
+  #wakeOne(pools: readonly string[], why: string, tried = new Set<string>()): void {
+    if (this.#stopped || pools.length === 0) return;
+    for (const name of this.#waiting) {
+      if (tried.has(name) || this.#woken.has(name)) continue;
+      const node = this.#o.nodes.get(name);
+      if (!node) continue;
+      const candidates = this.allocator.candidatePools({ name, labels: node.metadata.labels ?? {} });
+      if (!candidates.some((c) => pools.includes(c.pool))) continue;
+      tried.add(name);
+      this.#woken.set(name, { pools, tried });
+      this.#log.info({ node: name, why }, 'retrying a node waiting for pod CIDRs');
+      this.queue.forget(name);
+      this.queue.add(name);
+      return;
+    }
+  }
+
+  /** The node no longer waits (it has blocks, or it is gone); a turn it was woken for passes on. */
+  #stopWaiting(name: string): void {
+    this.#waiting.delete(name);
+    const woken = this.#woken.get(name);
+    if (!woken) return;
+    this.#woken.delete(name);
+    this.#wakeOne(woken.pools, 'a woken node no longer waits', woken.tried);
+  }
+
   #retryWaiting(why: string): void {
     if (this.#waiting.size === 0 || this.#stopped) return;
     this.#log.info({ nodes: this.#waiting.size, why }, 'retrying nodes waiting for pod CIDRs');
@@ -191,7 +224,7 @@ export class NodeIPAMController implements PodCIDRClaims {
         this.#o.events.emit(node, 'Warning', IPAMEventReason.PodCIDRConflict, r.message);
         this.#log.warn({ node: node.metadata.name, reason: r.reason, podCIDR: r.podCIDR }, r.message);
       }
-      this.#waiting.delete(node.metadata.name);
+      this.#stopWaiting(node.metadata.name);
       return true;
     }
     this.#conflicts.delete(node.metadata.name);
@@ -199,7 +232,7 @@ export class NodeIPAMController implements PodCIDRClaims {
       for (const c of r.conflicts) this.#log.warn({ node: c.node, podCIDR: c.podCIDR, exclusion: c.exclusion }, 'pod CIDR overlaps an excluded range');
       for (const s of this.#o.sources) s.conflictsFound?.(r.conflicts);
     }
-    this.#waiting.delete(node.metadata.name);
+    this.#stopWaiting(node.metadata.name);
     return true;
   }
 
@@ -229,7 +262,7 @@ export class NodeIPAMController implements PodCIDRClaims {
 
   #release(node: NodeObject): void {
     this.#cloudIndex.remove(node.metadata.name);
-    this.#waiting.delete(node.metadata.name);
+    this.#stopWaiting(node.metadata.name);
     this.#conflicts.delete(node.metadata.name);
     this.#releaseBlocks(node.metadata.name, 'a node was deleted');
   }
@@ -240,7 +273,7 @@ export class NodeIPAMController implements PodCIDRClaims {
    */
   #gone(name: string): void {
     this.#cloudIndex.remove(name);
-    this.#waiting.delete(name);
+    this.#stopWaiting(name);
     this.#conflicts.delete(name);
     this.#releaseBlocks(name, 'the node is gone (its write found no node)');
   }
@@ -250,7 +283,7 @@ export class NodeIPAMController implements PodCIDRClaims {
     if (!released) return;
     this.#log.info({ node: name, podCIDRs: released.podCIDRs, why }, 'pod CIDRs released');
     for (const s of this.#o.sources) s.nodesReleased?.(released.pools);
-    this.#retryWaiting(why);
+    this.#wakeOne(released.pools, why);
   }
 
   /** CloudAllocator: the cloud's ranges, recorded and checked; undefined when there are none yet. */
@@ -297,12 +330,17 @@ export class NodeIPAMController implements PodCIDRClaims {
         } catch (err) {
           if (err instanceof CIDRNotAvailableError) {
             this.#waiting.add(name);
+            // Woken for a freed block and still none: pass the turn on.
+            const woken = this.#woken.get(name);
+            this.#woken.delete(name);
+            if (woken) this.#wakeOne(woken.pools, 'a woken node found no block', woken.tried);
             this.#o.events.emit(node, 'Warning', IPAMEventReason.CIDRNotAvailable, `Node ${name} status is now: CIDRNotAvailable (${err.message})`);
             this.#log.warn({ node: name, reason: IPAMEventReason.CIDRNotAvailable }, err.message);
           }
           throw err;
         }
         this.#waiting.delete(name);
+        this.#woken.delete(name);
       }
       const resourceVersion = node.metadata.resourceVersion;
       try {
