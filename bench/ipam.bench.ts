@@ -131,6 +131,9 @@ const cases: Case[] = [
   },
 ];
 
+/** A timed run repeats its case until it lasts about this long (Go's -benchtime, shortened). */
+const MIN_RUN_MS = 150;
+
 /** Untimed runs per case that measure the retained heap. */
 const HEAP_RUNS = 2;
 
@@ -146,17 +149,28 @@ export default async function bench(): Promise<void> {
     let held = 0;
     let ops = 0;
     let check = 0;
-    // Timed runs first, without a forced GC before each: a full GC right before a 15 ms run makes
-    // V8 shrink the young generation, and the run then pays for scavenges a running controller
-    // would not (2-3x on the short cases). Garbage collection that the work itself causes is timed.
+    // Like Go's testing.B: one untimed call sizes the run, then each timed run repeats the case
+    // until it lasts about MIN_RUN_MS, after a forced GC. A forced GC right before a 15 ms run
+    // leaves V8 with a shrunken young generation, and such a short run mostly measures the
+    // scavenges that follow (2-3x on the 65,536-block cases); a longer run amortises them, as
+    // b.N does in Go.
+    const t = process.hrtime.bigint();
+    check += c.run().check;
+    const once = Number(process.hrtime.bigint() - t) / 1e6;
+    const repeat = Math.max(1, Math.ceil(MIN_RUN_MS / Math.max(once, 0.001)));
     for (let r = 0; r < c.runs; r++) {
+      gc();
+      let done = 0;
       const t0 = process.hrtime.bigint();
-      const out = c.run();
+      for (let k = 0; k < repeat; k++) {
+        const out = c.run();
+        done += out.ops;
+        check += out.check;
+        held = out.held;
+        ops = out.ops;
+      }
       const dt = Number(process.hrtime.bigint() - t0);
-      times.push(dt / out.ops);
-      check += out.check;
-      held = out.held;
-      ops = out.ops;
+      times.push(dt / done);
       await new Promise((resolve) => setImmediate(resolve));
     }
     // Then untimed runs for the heap a structure keeps, each between forced GCs.
