@@ -41,32 +41,33 @@ export function parseNodeIPAnnotation(value: string, options: { allowDualStack: 
 
 /** What kubelet makes of its --node-ip flag when it runs with an external cloud provider. */
 export interface KubeletNodeIPFlag {
-  /** Canonical IPs, possibly empty (flag unset). */
+  /** Canonical IPs, possibly empty (flag unset, or nothing in it parsed). */
   nodeIPs: string[];
   /** The annotation kubelet writes, or undefined when it writes none (unset, 0.0.0.0 or ::). */
   annotation: string | undefined;
+  /** Items that are not IPs: kubelet logs "Could not parse some node IP(s), ignoring them". */
+  ignored: string[];
 }
 
 /**
- * Reads kubelet's --node-ip as kubelet does with --cloud-provider=external: items are trimmed and
- * a dual-stack pair is allowed. Kubelet refuses to start on any unparsable item or a bad list, so
- * those throw NodeIPError. An unspecified single IP selects no node IP, hence no annotation.
+ * Reads kubelet's --node-ip as kubelet does with --cloud-provider=external: items are trimmed, an
+ * item that is not an IP is logged and ignored (not fatal), and a dual-stack pair is allowed.
+ * What remains must be one IP or a dual-stack pair without an unspecified half, or kubelet refuses
+ * to start: that throws NodeIPError. An unspecified single IP selects no node IP, hence no
+ * annotation; so does a flag none of whose items parse.
  */
 export function parseKubeletNodeIPFlag(value: string | undefined): KubeletNodeIPFlag {
-  if (value === undefined || value === '') return { nodeIPs: [], annotation: undefined };
+  if (value === undefined || value === '') return { nodeIPs: [], annotation: undefined, ignored: [] };
   const ips: ParsedIP[] = [];
-  const invalid: string[] = [];
+  const ignored: string[] = [];
   for (const raw of value.split(',')) {
     const item = raw.trim();
     const ip = parseIPSloppy(item);
     if (ip) ips.push(ip);
-    else invalid.push(item);
+    else ignored.push(item);
   }
   checkNodeIPList(ips, true);
-  if (invalid.length > 0) {
-    throw new NodeIPError(`could not parse ${invalid.map((s) => JSON.stringify(s)).join(', ')}`);
-  }
   const nodeIPs = ips.map((ip) => ip.canonical);
   const annotation = ips.length === 0 || isUnspecifiedIP(ips[0]!) ? undefined : nodeIPs.join(',');
-  return { nodeIPs, annotation };
+  return { nodeIPs, annotation, ignored };
 }

@@ -84,6 +84,17 @@ describe('node-address-ccm explain', () => {
     expect(report.stack).toBe(stack);
   });
 
+  it('drops --node-ip items that are not IPs, as kubelet does, and says so on stderr', async () => {
+    const partly = await runCli(['explain', '--node-ip', '10.0.0.2,bogus', ...KEP_CLOUD, '-o', 'json']);
+    expect(partly.code).toBe(0);
+    expect(JSON.parse(partly.stdout).annotation).toBe('10.0.0.2');
+    expect(partly.stderr).toContain('warning: --node-ip: kubelet ignores "bogus" (not an IP), so it writes the annotation "10.0.0.2"');
+    const none = await runCli(['explain', '--node-ip', '10.0.0.0/8', ...KEP_CLOUD, '-o', 'json']);
+    expect(none.code).toBe(0);
+    expect(JSON.parse(none.stdout)).toMatchObject({ annotation: null, stack: 'dual-stack IPv4-primary' });
+    expect(none.stderr).toContain('kubelet ignores "10.0.0.0/8" (not an IP), so it writes no annotation and the cloud list is used as is');
+  });
+
   it('reports an unmatched node IP and the taint (exit 1), in table and json', async () => {
     const table = await runCli(['explain', '--node-ip', '9.10.11.12', ...KEP_CLOUD]);
     expect(table.code).toBe(1);
@@ -113,7 +124,6 @@ describe('node-address-ccm explain', () => {
     [['--address', 'InternalIP='], '--address "InternalIP=": the address is empty'],
     [['--node', '/nonexistent/node.yaml'], '--node "/nonexistent/node.yaml": cannot read the file'],
     [['--cloud-addresses', '/nonexistent/a.yaml'], '--cloud-addresses "/nonexistent/a.yaml": cannot read the file'],
-    [['--node-ip', '10.0.0.1,bogus'], '--node-ip "10.0.0.1,bogus": kubelet would refuse to start: could not parse "bogus"'],
     [['--node-ip', '10.0.0.1,10.0.0.2'], '--node-ip "10.0.0.1,10.0.0.2": kubelet would refuse to start: must contain either a single IP or a dual-stack pair of IPs'],
     [['--node-ip', '10.0.0.1', '--annotation', '10.0.0.1'], '--node-ip and --annotation cannot be used together'],
     [['--address', 'InternalIP=10.0.0.1', '--cloud-addresses', '/dev/null'], '--address and --cloud-addresses cannot be used together'],

@@ -100,9 +100,17 @@ describe('registration Node', () => {
     expect(node.status?.addresses).toBeUndefined();
   });
 
-  for (const bad of ['x', '10.0.0.1,10.0.0.2', '0.0.0.0,::', '1.2.3.4,abcd::1,5.6.7.8', '10.0.0.0/8']) {
+  for (const bad of ['10.0.0.1,10.0.0.2', '0.0.0.0,::', '1.2.3.4,abcd::1,5.6.7.8', 'x,10.0.0.1,10.0.0.2']) {
     it(`kubelet refuses to start with --node-ip ${JSON.stringify(bad)}`, () => {
       expect(() => registrationNode({ ...base, nodeIP: bad })).toThrow(KubeletStartError);
+    });
+  }
+
+  for (const junk of ['x', '10.0.0.0/8']) {
+    it(`kubelet ignores --node-ip ${JSON.stringify(junk)} (not an IP) and registers as if it were unset`, () => {
+      const { node } = registrationNode({ ...base, nodeIP: junk });
+      expect(node.metadata.annotations?.[ANN]).toBeUndefined();
+      expect(node.status?.addresses).toEqual(registrationNode({ ...base, nodeIP: undefined }).node.status?.addresses);
     });
   }
 
@@ -173,7 +181,7 @@ describe('through the API server double', () => {
     expect(r2.node.metadata.annotations?.[ANN]).toBeUndefined();
     expect(r2.node.metadata.annotations?.[ANNOTATION_CONTROLLER_MANAGED_ATTACH_DETACH]).toBe('true');
 
-    await expect(restartKubelet(client, { ...base, name: 'sim-a', nodeIP: 'nope' })).rejects.toBeInstanceOf(KubeletStartError);
+    await expect(restartKubelet(client, { ...base, name: 'sim-a', nodeIP: '10.0.0.1,10.0.0.2' })).rejects.toBeInstanceOf(KubeletStartError);
     expect((await client.get<NodeObject & { metadata: { name: string } }>(NODES, 'sim-a')).metadata.annotations?.[ANN]).toBeUndefined();
 
     expect(await deleteNode(client, 'sim-a')).toBe(true);

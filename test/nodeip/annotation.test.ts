@@ -48,24 +48,30 @@ describe('parseNodeIPAnnotation', () => {
 
 describe('parseKubeletNodeIPFlag (kubelet with --cloud-provider=external)', () => {
   it.each([
-    [undefined, [], undefined],
-    ['', [], undefined],
+    [undefined, [], undefined, []],
+    ['', [], undefined, []],
     // Unspecified means "autodetect": kubelet writes no annotation.
-    ['0.0.0.0', ['0.0.0.0'], undefined],
-    ['::', ['::'], undefined],
-    ['1.2.3.4', ['1.2.3.4'], '1.2.3.4'],
-    [' 1.2.3.4 ', ['1.2.3.4'], '1.2.3.4'],
-    ['010.0.0.2', ['10.0.0.2'], '10.0.0.2'],
-    ['10.0.0.2, FD00::2', ['10.0.0.2', 'fd00::2'], '10.0.0.2,fd00::2'],
-    ['fd00::1,192.168.0.1', ['fd00::1', '192.168.0.1'], 'fd00::1,192.168.0.1'],
-  ])('%j gives node IPs %j and annotation %j', (value, nodeIPs, annotation) => {
-    expect(parseKubeletNodeIPFlag(value)).toEqual({ nodeIPs, annotation });
+    ['0.0.0.0', ['0.0.0.0'], undefined, []],
+    ['::', ['::'], undefined, []],
+    ['1.2.3.4', ['1.2.3.4'], '1.2.3.4', []],
+    [' 1.2.3.4 ', ['1.2.3.4'], '1.2.3.4', []],
+    ['010.0.0.2', ['10.0.0.2'], '10.0.0.2', []],
+    ['10.0.0.2, FD00::2', ['10.0.0.2', 'fd00::2'], '10.0.0.2,fd00::2', []],
+    ['fd00::1,192.168.0.1', ['fd00::1', '192.168.0.1'], 'fd00::1,192.168.0.1', []],
+    // Items that are not IPs are logged and ignored by kubelet, never fatal.
+    ['1.2.3.4,bogus', ['1.2.3.4'], '1.2.3.4', ['bogus']],
+    ['bogus', [], undefined, ['bogus']],
+    ['1.2.3.4/24', [], undefined, ['1.2.3.4/24']],
+    [' ', [], undefined, ['']],
+    ['fd00::1, ,10.0.0.1', ['fd00::1', '10.0.0.1'], 'fd00::1,10.0.0.1', ['']],
+  ])('%j gives node IPs %j, annotation %j, ignoring %j', (value, nodeIPs, annotation, ignored) => {
+    expect(parseKubeletNodeIPFlag(value)).toEqual({ nodeIPs, annotation, ignored });
   });
 
   it.each([
-    [' ', 'could not parse ""'],
-    ['1.2.3.4,bogus', 'could not parse "bogus"'],
     ['1.2.3.4,5.6.7.8', 'must contain either a single IP or a dual-stack pair of IPs'],
+    ['1.2.3.4,bogus,5.6.7.8', 'must contain either a single IP or a dual-stack pair of IPs'],
+    ['1.2.3.4,abcd::1,5.6.7.8', 'must contain either a single IP or a dual-stack pair of IPs'],
     ['0.0.0.0,fd00::1', "dual-stack node IP cannot include '0.0.0.0' or '::'"],
   ])('%j makes kubelet refuse to start: %s', (value, message) => {
     expect(() => parseKubeletNodeIPFlag(value)).toThrow(new NodeIPError(message));

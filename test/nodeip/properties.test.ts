@@ -46,8 +46,10 @@ describe('properties', () => {
     fc.assert(
       fc.property(fc.option(annotationText, { nil: undefined }), (value) => {
         try {
-          const { nodeIPs, annotation } = parseKubeletNodeIPFlag(value);
+          const { nodeIPs, annotation, ignored } = parseKubeletNodeIPFlag(value);
           expect(nodeIPs.length).toBeLessThanOrEqual(2);
+          // Every item is either a node IP or ignored (and reported as such).
+          expect(nodeIPs.length + ignored.length).toBe(value === undefined || value === '' ? 0 : value.split(',').length);
           if (annotation !== undefined) expect(annotation).toBe(nodeIPs.join(','));
         } catch (err) {
           expect(err).toBeInstanceOf(NodeIPError);

@@ -203,7 +203,13 @@ function run(opts: ExplainOptions): void {
   let nodeHostnames: NodeAddress[] = [];
   if (opts.nodeIp !== undefined) {
     try {
-      annotation = parseKubeletNodeIPFlag(opts.nodeIp).annotation;
+      const flag = parseKubeletNodeIPFlag(opts.nodeIp);
+      annotation = flag.annotation;
+      if (flag.ignored.length > 0) {
+        // kubelet logs these and carries on without them; say so rather than fail.
+        process.stderr.write(`warning: --node-ip: kubelet ignores ${flag.ignored.map((s) => JSON.stringify(s)).join(', ')} (not an IP)` +
+          `${annotation === undefined ? ', so it writes no annotation and the cloud list is used as is' : `, so it writes the annotation ${JSON.stringify(annotation)}`}\n`);
+      }
     } catch (err) {
       if (!(err instanceof NodeIPError)) throw err;
       throw usage(`--node-ip ${JSON.stringify(opts.nodeIp)}: kubelet would refuse to start: ${err.message}`);

@@ -5,7 +5,8 @@
 // pkg/kubelet/nodestatus NodeAddress):
 //
 //  * --node-ip is read leniently (items trimmed, a dual-stack pair allowed with an external cloud
-//    provider); an unparsable value or a bad list makes kubelet refuse to start.
+//    provider); items that are not IPs are logged and ignored, and a list kubelet cannot use
+//    (two of one family, three IPs, an unspecified half of a pair) makes it refuse to start.
 //  * With --cloud-provider=external and a specific node IP (not 0.0.0.0 / ::), kubelet writes the
 //    alpha.kubernetes.io/provided-node-ip annotation; otherwise it removes a stale one.
 //  * status.addresses with --cloud-provider=external (kubernetes/kubernetes#121028, 1.29, and
@@ -73,7 +74,7 @@ export interface KubeletConfig {
   ttlAnnotation?: boolean;
 }
 
-/** kubelet refuses to start with this configuration (an invalid --node-ip). */
+/** kubelet refuses to start with this configuration (an unusable --node-ip list, a bad node name). */
 export class KubeletStartError extends Error {
   override name = 'KubeletStartError';
 }
@@ -91,9 +92,14 @@ export interface AddressSetterResult {
 interface ParsedFlag {
   nodeIPs: string[];
   annotation: string | undefined;
+  /** Items kubelet logs and ignores because they are not IPs. */
+  ignored: string[];
 }
 
-/** Reads --node-ip as kubelet does at startup; throws KubeletStartError where kubelet exits. */
+/**
+ * Reads --node-ip as kubelet does at startup: items that are not IPs are ignored, a list kubelet
+ * cannot use throws KubeletStartError (kubelet exits).
+ */
 export function readNodeIPFlag(value: string | undefined): ParsedFlag {
   try {
     return parseKubeletNodeIPFlag(value);

@@ -95,6 +95,21 @@ export const DOUBLE_CASES: NodeIPCase[] = [
     expect: { initialised: true, addresses: (h) => [I('10.0.0.1'), E('192.168.0.1'), H(h)] },
   },
   {
+    id: 'ipv4-junk',
+    title: '--node-ip 10.0.0.2,bogus: kubelet ignores "bogus" and writes 10.0.0.2',
+    nodeIP: '10.0.0.2,bogus',
+    annotation: '10.0.0.2',
+    cloud: KEP_MIXED,
+    expect: { initialised: true, addresses: (h) => [I('10.0.0.2'), E('192.168.0.1'), H(h)] },
+  },
+  {
+    id: 'only-junk',
+    title: '--node-ip 1.2.3.4/24: not an IP, ignored by kubelet: no annotation, every cloud address',
+    nodeIP: '1.2.3.4/24',
+    cloud: KEP_DUAL,
+    expect: { initialised: true, addresses: (h) => [...KEP_DUAL, H(h)] },
+  },
+  {
     id: 'ipv6',
     title: '--node-ip abcd::5678: single-stack IPv6',
     nodeIP: 'abcd::5678',
@@ -162,13 +177,15 @@ export const DOUBLE_CASES: NodeIPCase[] = [
   },
 ];
 
-/** --node-ip values kubelet refuses to start with (no Node is ever registered). */
+/**
+ * --node-ip values kubelet refuses to start with (no Node is ever registered). Items that are not
+ * IPs at all are not among them: kubelet logs and ignores those (see the `*-junk` cases).
+ */
 export const MALFORMED_NODE_IPS: { value: string; why: string }[] = [
-  { value: 'not-an-ip', why: 'unparsable' },
   { value: '10.0.0.1,10.0.0.2', why: 'two IPs of one family' },
   { value: '1.2.3.4,abcd::1234,5.6.7.8', why: 'three IPs' },
   { value: '0.0.0.0,::', why: 'a dual-stack pair of unspecified addresses' },
-  { value: '1.2.3.4/24', why: 'a CIDR, not an IP' },
+  { value: '10.0.0.1,bogus,10.0.0.2', why: 'two IPs of one family once the junk is ignored' },
 ];
 
 /**
