@@ -156,22 +156,30 @@ export class ControllerManager {
   }
 
   /**
+   * Builds the cloud provider when a running controller needs one (idempotent; run() calls it).
+   * Called first, it turns a bad --cloud-provider or --cloud-config into an error before anything
+   * starts; such errors name the flag ("--cloud-provider: …").
+   */
+  async loadProvider(): Promise<void> {
+    const cloudAllocator = this.#o.controllers.has('node-ipam') && this.#o.ipam.allocateNodeCIDRs && this.#o.ipam.cidrAllocatorType === 'CloudAllocator';
+    const needsCloud = this.#o.controllers.has('cloud-node') || cloudAllocator;
+    if (!needsCloud || this.#provider) return;
+    // Loaded on demand: the adapters pull in cloud SDKs that a given process may never need.
+    const { createProvider } = await import('../../providers/index.js');
+    this.#provider = this.#deps.provider ?? await createProvider(this.#o.cloudProvider as string, {
+      ...(this.#o.cloudConfig !== undefined ? { cloudConfig: this.#o.cloudConfig } : {}),
+      logger: this.#log.child({ provider: this.#o.cloudProvider }),
+    });
+  }
+
+  /**
    * Runs until `signal` aborts ('cancelled': lease released) or leadership is lost ('lost': the
    * caller exits non-zero). Controllers run only while leading.
    */
   async run(signal: AbortSignal): Promise<ManagerExit> {
     if (this.#started) throw new Error('ControllerManager.run: already running');
     this.#started = true;
-    const cloudAllocator = this.#o.controllers.has('node-ipam') && this.#o.ipam.allocateNodeCIDRs && this.#o.ipam.cidrAllocatorType === 'CloudAllocator';
-    const needsCloud = this.#o.controllers.has('cloud-node') || cloudAllocator;
-    if (needsCloud) {
-      // Loaded on demand: the adapters pull in cloud SDKs that a given process may never need.
-      const { createProvider } = await import('../../providers/index.js');
-      this.#provider = this.#deps.provider ?? await createProvider(this.#o.cloudProvider as string, {
-        ...(this.#o.cloudConfig !== undefined ? { cloudConfig: this.#o.cloudConfig } : {}),
-        logger: this.#log.child({ provider: this.#o.cloudProvider }),
-      });
-    }
+    await this.loadProvider();
     this.watcher.start();
     try {
       if (!this.#o.leaderElection.enabled) {

@@ -53,6 +53,25 @@ afterEach(async () => {
   dir = undefined;
 });
 
+describe('node-address-ccm run: a bad provider flag exits 2 before anything starts', () => {
+  it.each([
+    [['--cloud-provider', 'nope'], /--cloud-provider: unknown provider "nope"/],
+    [['--cloud-provider', 'static'], /--cloud-config: required by --cloud-provider static/],
+    [['--cloud-provider', 'static', '--cloud-config', '/nonexistent/cloud.yaml'], /--cloud-config \/nonexistent\/cloud.yaml: cannot read/],
+  ])('%j', async (flags, message) => {
+    const tmp = await mkdtemp(path.join(tmpdir(), 'ccm-run-flags-'));
+    try {
+      const kubeconfig = path.join(tmp, 'kubeconfig');
+      await writeFile(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {}}]\ncurrent-context: c\n');
+      const r = await runCli(['run', `--kubeconfig=${kubeconfig}`, '--secure-port=0', ...flags]);
+      expect(r.stderr).toMatch(message);
+      expect(r.code).toBe(2);
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('node-address-ccm run against the API double', () => {
   it('initialises nodes, serves /readyz and /metrics, and on SIGTERM releases the lease and exits 0', async () => {
     api = await startApiServerDouble({ bookmarkIntervalMs: 500 });

@@ -66,6 +66,14 @@ export interface RunningProcess {
 /** Starts the manager and its health server; SIGTERM/SIGINT stop it and release the lease. */
 export async function startProcess(options: RunOptions, logger: Logger, deps: ManagerDeps = {}, signals = true): Promise<RunningProcess> {
   const manager = buildManager(options, { logger, ...deps });
+  try {
+    // An unknown --cloud-provider or an unusable --cloud-config is a usage error (exit 2).
+    await manager.loadProvider();
+  } catch (err) {
+    manager.client.close();
+    if (err instanceof Error && err.message.startsWith('--')) throw new UsageError(err.message);
+    throw err;
+  }
   const health = await HealthServer.start({
     address: options.bindAddress,
     port: options.securePort,
