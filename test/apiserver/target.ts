@@ -1,9 +1,11 @@
 // Where the conformance suite runs: the API server double (default), or a real cluster when
-// E2E_REAL_CLUSTER=1 (KUBECONFIG, and a context listed in E2E_CONTEXT_ALLOWLIST).
+// E2E_REAL_CLUSTER=1 (KUBECONFIG, and a context listed in E2E_ALLOWED_CONTEXTS, the same guard
+// the e2e suite uses).
 import { randomBytes } from 'node:crypto';
 import { ApiException, KubeConfig, Watch } from '@kubernetes/client-node';
 import { expect } from 'vitest';
 import { kubeConfigFor, startApiServerDouble, type ApiServerDouble, type ApiServerDoubleOptions } from '../../src/sim/apiserver/index.js';
+import { loadRealClusterConfig } from '../e2e/support/target.js';
 
 export interface Target {
   kc: KubeConfig;
@@ -23,13 +25,7 @@ export async function openTarget(options: ApiServerDoubleOptions = {}): Promise<
   const prefix = `e2e-${randomBytes(3).toString('hex')}-`;
   const tracked: string[] = [];
   if (REAL) {
-    const kc = new KubeConfig();
-    kc.loadFromDefault();
-    const allowed = (process.env.E2E_CONTEXT_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-    const ctx = kc.getCurrentContext();
-    if (!allowed.includes(ctx)) {
-      throw new Error(`E2E_REAL_CLUSTER=1: context "${ctx}" is not in E2E_CONTEXT_ALLOWLIST (${allowed.join(', ') || 'empty'}); refusing to touch it`);
-    }
+    const { kubeConfig: kc, context: ctx } = loadRealClusterConfig();
     console.log(`apiserver conformance: targeting real cluster context "${ctx}", names prefixed "${prefix}"`);
     return {
       kc,
