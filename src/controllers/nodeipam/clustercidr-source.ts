@@ -29,7 +29,6 @@ export const ClusterCIDREventReason = {
   InvalidClusterCIDR: 'InvalidClusterCIDR',
   ClusterCIDRImmutable: 'ClusterCIDRImmutable',
   ClusterCIDRInUse: 'ClusterCIDRInUse',
-  ClusterCIDRFinalized: 'ClusterCIDRFinalized',
   FlagsPoolInMemory: 'FlagsPoolInMemory',
   FlagsPoolMirrored: 'FlagsPoolMirrored',
   StaleFlagsPoolDeleted: 'StaleFlagsPoolDeleted',
