@@ -359,6 +359,15 @@ export class WorkQueue<T = string> {
   }
 }
 
+/**
+ * A failure the handler has already reported (an event, a log line with the reason): the item is
+ * re-queued with backoff like any failure, but logged at debug level without a stack, so an
+ * expected wait (a node whose annotation the cloud cannot satisfy) does not flood the logs.
+ */
+export class RetryLaterError extends Error {
+  override name = 'RetryLaterError';
+}
+
 /** What a handler may ask for besides success/failure. */
 export interface HandlerResult {
   /** Process the item again after this many ms (periodic resync), without counting a failure. */
@@ -434,7 +443,11 @@ export function runBatchWorkers<T>(
         for (const item of items) {
           const err = result?.failed?.get(item);
           if (result?.failed?.has(item)) {
-            logger.warn({ queue: queue.name, item: String(item), err, retries: queue.numRequeues(item) }, 'processing failed, requeueing with backoff');
+            if (err instanceof RetryLaterError) {
+              logger.debug({ queue: queue.name, item: String(item), reason: err.message, retries: queue.numRequeues(item) }, 'requeueing with backoff');
+            } else {
+              logger.warn({ queue: queue.name, item: String(item), err, retries: queue.numRequeues(item) }, 'processing failed, requeueing with backoff');
+            }
             queue.addRateLimited(item);
           } else {
             queue.forget(item);

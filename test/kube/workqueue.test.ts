@@ -2,7 +2,9 @@ import { describe, it, expect } from 'vitest';
 import { Registry } from 'prom-client';
 import { FakeClock } from '../../src/kube/clock.js';
 import { ItemExponentialRateLimiter } from '../../src/kube/ratelimit.js';
-import { WorkQueue, runBatchWorkers, runWorkers } from '../../src/kube/workqueue.js';
+import { RetryLaterError, WorkQueue, runBatchWorkers, runWorkers } from '../../src/kube/workqueue.js';
+import { createLogger } from '../../src/log.js';
+import { Writable } from 'node:stream';
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
@@ -222,6 +224,28 @@ describe('runWorkers', () => {
     expect(q.numRequeues('a')).toBe(0);
     await q.shutDown();
     await pool.finished;
+  });
+
+  it('logs an already-reported retry at debug without a stack, any other failure as a warning with it', async () => {
+    const lines: { level: number; msg: string; err?: { stack?: string }; reason?: string }[] = [];
+    const sink = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+    const logger = createLogger({ level: 'debug', destination: sink });
+    const q = makeQueue(new FakeClock());
+    const pool = runWorkers(q, 1, async (item) => {
+      throw item === 'waiting' ? new RetryLaterError('annotation names an IP the cloud lacks') : new Error('boom');
+    }, { logger });
+    q.add('waiting');
+    q.add('broken');
+    while (q.numRequeues('waiting') === 0 || q.numRequeues('broken') === 0) await tick();
+    await q.shutDown();
+    await pool.finished;
+    await new Promise<void>((r) => setImmediate(r));
+    const waiting = lines.find((l) => l.msg === 'requeueing with backoff');
+    expect(waiting).toMatchObject({ level: 20, reason: 'annotation names an IP the cloud lacks' });
+    expect(waiting?.err).toBeUndefined();
+    const broken = lines.find((l) => l.msg === 'processing failed, requeueing with backoff');
+    expect(broken?.level).toBe(40);
+    expect(broken?.err?.stack).toContain('Error: boom');
   });
 
   it('honours requeueAfterMs from the handler', async () => {

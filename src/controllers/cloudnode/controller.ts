@@ -5,7 +5,7 @@
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef } from '../../../providers/types.js';
 import { realClock, type Clock, type ClockTimer } from '../../kube/clock.js';
 import { isConflict, isInvalid, isNotFound, writeOutcome } from '../../kube/errors.js';
-import { runBatchWorkers, WorkQueue, type BatchResult, type WorkerPool } from '../../kube/workqueue.js';
+import { RetryLaterError, runBatchWorkers, WorkQueue, type BatchResult, type WorkerPool } from '../../kube/workqueue.js';
 import type { Registry } from 'prom-client';
 import { silentLogger, type Logger } from '../../log.js';
 import { betaToGALabelUpdates } from '../labels.js';
@@ -56,7 +56,8 @@ async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: 
 
 type SyncOutcome = { ok: true; requeueAfterMs?: number } | { ok: false; error: unknown };
 
-class RetryLater extends Error {
+/** Already reported with an event and a log line: the queue retries it quietly. */
+class RetryLater extends RetryLaterError {
   override name = 'RetryLater';
 }
 
