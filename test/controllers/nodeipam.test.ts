@@ -2,7 +2,7 @@
 // CIDRNotAvailable, release on delete.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import { NodeIPAMController } from '../../src/controllers/nodeipam/controller.js';
+import { NodeIPAMController, restoreOrder } from '../../src/controllers/nodeipam/controller.js';
 import { FlagsPoolSource } from '../../src/controllers/nodeipam/pool-source.js';
 import { nodePodCIDRs } from '../../src/controllers/node.js';
 import { makeNode } from './builders.js';
@@ -40,6 +40,33 @@ describe('NodeIPAMController', () => {
     expect(relists()).toBe(1);
     await until(() => nodePodCIDRs(store.nodes.get('new')!).length > 0);
     expect(store.nodes.get('new')!.spec?.podCIDRs).toEqual(['10.0.2.0/24']);
+  });
+
+  it('restores oldest first: of two nodes claiming one block, the newcomer gets the PodCIDRConflict', async () => {
+    const { store, events, controller } = setup('10.0.0.0/22');
+    const older = makeNode({ name: 'z-older', tainted: false, podCIDRs: ['10.0.1.0/24'] });
+    older.metadata.creationTimestamp = '2026-11-01T10:00:00Z';
+    const newer = makeNode({ name: 'a-newer', tainted: false, podCIDRs: ['10.0.1.0/24'] });
+    newer.metadata.creationTimestamp = '2026-11-20T10:00:00Z';
+    store.put(newer);
+    store.put(older);
+    await controller.start();
+    expect(controller.allocator.nodeAllocation('z-older')?.podCIDRs).toEqual(['10.0.1.0/24']);
+    expect(events.for('z-older').filter((e) => e.reason === 'PodCIDRConflict')).toEqual([]);
+    expect(events.for('a-newer').filter((e) => e.reason === 'PodCIDRConflict').map((e) => e.message)).toEqual([
+      'node "a-newer": pod CIDR 10.0.1.0/24 overlaps a block of node "z-older"',
+    ]);
+  });
+
+  it.each([
+    [['b@2', 'a@2', 'c@1'], ['c', 'a', 'b']],
+    [['b@', 'a@1'], ['b', 'a']], // no timestamp sorts first: it cannot be shown to be newer
+  ])('restoreOrder(%j) is %j', (input, expected) => {
+    const nodes = input.map((s) => {
+      const [name, t] = s.split('@') as [string, string];
+      return { metadata: { name, ...(t ? { creationTimestamp: `2026-11-0${t}T00:00:00Z` } : {}) } };
+    });
+    expect(restoreOrder(nodes).map((n) => n.metadata.name)).toEqual(expected);
   });
 
   it('claims are idempotent per node name and come from the same allocator', async () => {

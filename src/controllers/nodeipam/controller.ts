@@ -120,7 +120,9 @@ export class NodeIPAMController implements PodCIDRClaims {
     if (this.#stopped) return;
     await this.#o.relist();
     let restored = 0;
-    for (const node of this.#o.nodes.list()) if (this.#occupy(node)) restored++;
+    // Oldest first: when two nodes claim one block, the node that had it first keeps it and the
+    // newcomer gets the PodCIDRConflict Warning, whatever order the cache lists them in.
+    for (const node of restoreOrder(this.#o.nodes.list())) if (this.#occupy(node)) restored++;
     for (const s of this.#o.sources) s.nodesRestored?.();
     this.#ready = true;
     this.#log.info({ restored, pools: this.allocator.poolNames() }, 'allocator loaded from existing nodes');
@@ -383,4 +385,14 @@ export class NodeIPAMController implements PodCIDRClaims {
     }
     return undefined;
   }
+}
+
+/** Nodes by creationTimestamp, then name: the order in which existing pod CIDRs are restored. */
+export function restoreOrder<N extends { metadata: { name: string; creationTimestamp?: string } }>(nodes: readonly N[]): N[] {
+  return [...nodes].sort((a, b) => {
+    const ta = a.metadata.creationTimestamp ?? '';
+    const tb = b.metadata.creationTimestamp ?? '';
+    if (ta !== tb) return ta < tb ? -1 : 1;
+    return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
+  });
 }
