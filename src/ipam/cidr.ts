@@ -224,6 +224,50 @@ export function formatIPv6Groups(g: ArrayLike<number>): string {
   return s;
 }
 
+/** One group's text, as in formatIPv6Groups (lower-case hex, no leading zeros). */
+export function hexGroup(n: number): string {
+  if (hexShort === undefined || hexPadded === undefined) hexTables();
+  return n < 4096 ? hexShort![n] : hexShort![n >>> 12] + hexPadded![n & 4095];
+}
+
+/**
+ * The text of eight groups around group `at`, taken as nonzero whatever its value:
+ * `head + hexGroup(v) + tail` equals formatIPv6Groups(g) with g[at] = v, for every v ≠ 0.
+ * Lets a caller that varies one group reuse the rest of the text.
+ */
+export function formatIPv6Around(g: ArrayLike<number>, at: number): [string, string] {
+  const [short, padded] = hexTables();
+  const zero = (i: number): boolean => i !== at && g[i] === 0;
+  let bestStart = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (!zero(i)) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && zero(j)) j++;
+    if (j - i > bestLen) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  // Group `at` is written as "x", which no other part of the text contains.
+  const text = (i: number): string => (i === at ? 'x' : hex16(g[i], short, padded));
+  let s = '';
+  if (bestStart === -1) {
+    for (let i = 0; i < 8; i++) s += (i > 0 ? ':' : '') + text(i);
+  } else {
+    for (let i = 0; i < bestStart; i++) s += (i > 0 ? ':' : '') + text(i);
+    s += '::';
+    const after = bestStart + bestLen;
+    for (let i = after; i < 8; i++) s += (i > after ? ':' : '') + text(i);
+  }
+  const x = s.indexOf('x');
+  return [s.slice(0, x), s.slice(x + 1)];
+}
+
 export function formatAddr(family: IPFamily, addr: bigint): string {
   if (family === 4) return formatIPv4(Number(addr));
   const g = new Uint16Array(8);

@@ -5,7 +5,7 @@
 // sparse BlockTree; excluded units (Service CIDRs) in a separate IntervalList so they can be
 // lifted without touching allocations.
 import { BlockTree } from './blocktree.js';
-import { CIDRParseError, formatAddr, formatIPv4, formatIPv6Groups, parseCIDR, parseIPv4CIDRNumbers, type CIDR, type IPFamily } from './cidr.js';
+import { CIDRParseError, formatAddr, formatIPv4, formatIPv6Around, formatIPv6Groups, hexGroup, parseCIDR, parseIPv4CIDRNumbers, type CIDR, type IPFamily } from './cidr.js';
 import { IntervalList } from './exclusions.js';
 
 /** Most node blocks per range: offsets must stay exact JS numbers. */
@@ -51,6 +51,16 @@ export class CIDRSet {
    * a negative -m: offset * m; null: the offset never reaches this group.
    */
   private readonly groupShift: (number | null)[] = [];
+  /**
+   * Text of node-size blocks: the group holding the block's lowest address bit (`fmtAt`) changes
+   * with almost every allocation, the others rarely. While the others match `fmtKey`, the text is
+   * fmtHead + that group + fmtTail (see formatIPv6Around), which spares rebuilding the address.
+   */
+  private readonly fmtAt: number;
+  private readonly fmtKey = new Uint16Array(8);
+  private fmtValid = false;
+  private fmtHead = '';
+  private fmtTail = '';
 
   constructor(clusterCIDR: string, nodeMaskSize: number) {
     let c: CIDR;
@@ -76,6 +86,7 @@ export class CIDRSet {
     this.unitShift = c.bits - this.unitPrefix;
     this.tree = new BlockTree(this.unitPrefix - c.prefix, this.unitPrefix - nodeMaskSize);
     this.nodeBlockUnits = 2 ** (this.unitPrefix - nodeMaskSize);
+    this.fmtAt = 7 - ((c.bits - nodeMaskSize) >> 4);
     this.baseV4 = c.family === 4 ? Number(c.addr) : 0;
     this.baseGroups = [];
     for (let i = 0; i < 8; i++) {
@@ -341,7 +352,19 @@ export class CIDRSet {
       // Groups entirely below or above the offset's bits keep the base value.
       g[i] = sh === null ? base[i] : base[i] + (sh >= 0 ? Math.floor(start / sh) % 65536 : (start * -sh) % 65536);
     }
-    return `${formatIPv6Groups(g)}/${maskSize}`;
+    const at = this.fmtAt;
+    if (maskSize !== this.nodeMaskSize || at < 0 || g[at] === 0) return `${formatIPv6Groups(g)}/${maskSize}`;
+    const key = this.fmtKey;
+    let hit = this.fmtValid;
+    for (let i = 0; hit && i < 8; i++) if (i !== at && key[i] !== g[i]) hit = false;
+    if (!hit) {
+      key.set(g);
+      const [head, tail] = formatIPv6Around(g, at);
+      this.fmtHead = head;
+      this.fmtTail = `${tail}/${maskSize}`;
+      this.fmtValid = true;
+    }
+    return this.fmtHead + hexGroup(g[at]) + this.fmtTail;
   }
 
   /** Canonical text of a CIDR from its address (for callers holding bigint addresses). */

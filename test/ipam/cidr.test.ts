@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { CIDRParseError, cidrContains, cidrsOverlap, formatIPv6Groups, parseCIDR, parseCIDRList } from '../../src/ipam/cidr.js';
+import { CIDRParseError, cidrContains, cidrsOverlap, formatIPv6Around, formatIPv6Groups, hexGroup, parseCIDR, parseCIDRList } from '../../src/ipam/cidr.js';
 
 describe('parseCIDR', () => {
   it.each([
@@ -81,6 +81,21 @@ describe('IPv6 text', () => {
         expect(parseCIDR(`${text}/128`).text).toBe(`${text}/128`);
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('splits around one group: head + hexGroup(v) + tail is the text for every nonzero v', async () => {
+    const fc = (await import('fast-check')).default;
+    const group = fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 0, max: 0xffff }));
+    fc.assert(
+      fc.property(fc.array(group, { minLength: 8, maxLength: 8 }), fc.integer({ min: 0, max: 7 }), fc.integer({ min: 1, max: 0xffff }), (g, at, v) => {
+        const [head, tail] = formatIPv6Around(g, at);
+        const withV = [...g];
+        withV[at] = v;
+        expect(head + hexGroup(v) + tail).toBe(formatIPv6Groups(withV));
+        expect(hexGroup(v)).toBe(v.toString(16));
+      }),
+      { numRuns: 3000 },
     );
   });
 });

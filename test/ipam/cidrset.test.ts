@@ -91,6 +91,16 @@ describe('CIDRSet single size: Kubernetes cidrset order', () => {
 });
 
 describe('CIDRSet mixed sizes (KEP-2647)', () => {
+  it('IPv6 text of many sequential blocks, as higher groups carry', () => {
+    const s = new CIDRSet('fd00::/32', 64);
+    const base = parseCIDR('fd00::/32').addr;
+    for (let i = 0; i < 70_000; i++) {
+      const got = s.allocateNext();
+      const want = formatCIDR(6, base + (BigInt(i) << 64n), 64);
+      if (got !== want) expect(got).toBe(want);
+    }
+  });
+
   it('aligns each block to its own size without overlap', () => {
     const s = new CIDRSet('10.10.0.0/16', 24);
     expect(s.allocateNext()).toBe('10.10.0.0/24');
@@ -227,6 +237,10 @@ const scenarios: Scenario[] = [
   { range: 'fd00::/120', nodeMask: 124, cellPrefix: 128, minMask: 120 },
   // Units coarser than addresses: /56 + 52 bits = /108 units; cells of /66.
   { range: 'fd00:0:0:ab00::/56', nodeMask: 62, cellPrefix: 66, minMask: 56 },
+  // Node blocks vary group 6 (base ff00) next to a run of zero groups.
+  { range: 'fd00::ff:ff00:0/104', nodeMask: 112, cellPrefix: 114, minMask: 104 },
+  // Node blocks span groups 6 and 7: group 6 changes every fourth block, group 7 is often zero.
+  { range: 'fd00::ab:fff4:0/110', nodeMask: 114, cellPrefix: 118, minMask: 110 },
 ];
 
 type Op =
