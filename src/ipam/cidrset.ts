@@ -22,6 +22,19 @@ interface Region {
   finer?: boolean;
 }
 
+/**
+ * Text of IPv6 node-size blocks: the group holding a block's lowest address bit (`at`) changes with
+ * almost every allocation, the other groups rarely. While they match `key`, the text is
+ * head + that group + tail (see formatIPv6Around), which spares rebuilding the whole address.
+ */
+class TextCache {
+  readonly key = new Uint16Array(8);
+  valid = false;
+  head = '';
+  tail = '';
+  constructor(readonly at: number) {}
+}
+
 export class CIDRSet {
   readonly family: IPFamily;
   readonly cidr: CIDR;
@@ -51,16 +64,8 @@ export class CIDRSet {
    * a negative -m: offset * m; null: the offset never reaches this group.
    */
   private readonly groupShift: (number | null)[] = [];
-  /**
-   * Text of node-size blocks: the group holding the block's lowest address bit (`fmtAt`) changes
-   * with almost every allocation, the others rarely. While the others match `fmtKey`, the text is
-   * fmtHead + that group + fmtTail (see formatIPv6Around), which spares rebuilding the address.
-   */
-  private readonly fmtAt: number;
-  private readonly fmtKey = new Uint16Array(8);
-  private fmtValid = false;
-  private fmtHead = '';
-  private fmtTail = '';
+  /** IPv6 node-block text cache, made on the first IPv6 allocation (IPv4 sets never pay for it). */
+  private fmt: TextCache | undefined;
 
   constructor(clusterCIDR: string, nodeMaskSize: number) {
     let c: CIDR;
@@ -86,7 +91,6 @@ export class CIDRSet {
     this.unitShift = c.bits - this.unitPrefix;
     this.tree = new BlockTree(this.unitPrefix - c.prefix, this.unitPrefix - nodeMaskSize);
     this.nodeBlockUnits = 2 ** (this.unitPrefix - nodeMaskSize);
-    this.fmtAt = 7 - ((c.bits - nodeMaskSize) >> 4);
     this.baseV4 = c.family === 4 ? Number(c.addr) : 0;
     this.baseGroups = [];
     for (let i = 0; i < 8; i++) {
@@ -352,19 +356,21 @@ export class CIDRSet {
       // Groups entirely below or above the offset's bits keep the base value.
       g[i] = sh === null ? base[i] : base[i] + (sh >= 0 ? Math.floor(start / sh) % 65536 : (start * -sh) % 65536);
     }
-    const at = this.fmtAt;
-    if (maskSize !== this.nodeMaskSize || at < 0 || g[at] === 0) return `${formatIPv6Groups(g)}/${maskSize}`;
-    const key = this.fmtKey;
-    let hit = this.fmtValid;
+    if (maskSize !== this.nodeMaskSize) return `${formatIPv6Groups(g)}/${maskSize}`;
+    const f = (this.fmt ??= new TextCache(7 - ((128 - maskSize) >> 4)));
+    const at = f.at;
+    if (at < 0 || g[at] === 0) return `${formatIPv6Groups(g)}/${maskSize}`;
+    const key = f.key;
+    let hit = f.valid;
     for (let i = 0; hit && i < 8; i++) if (i !== at && key[i] !== g[i]) hit = false;
     if (!hit) {
       key.set(g);
       const [head, tail] = formatIPv6Around(g, at);
-      this.fmtHead = head;
-      this.fmtTail = `${tail}/${maskSize}`;
-      this.fmtValid = true;
+      f.head = head;
+      f.tail = `${tail}/${maskSize}`;
+      f.valid = true;
     }
-    return this.fmtHead + hexGroup(g[at]) + this.fmtTail;
+    return f.head + hexGroup(g[at]) + f.tail;
   }
 
   /** Canonical text of a CIDR from its address (for callers holding bigint addresses). */
