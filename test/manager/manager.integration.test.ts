@@ -1,27 +1,14 @@
 // The whole process (leader election, both loops, events) against the API server double.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeCloudProvider } from '../../providers/fake/fake.js';
-import { kubeConfigFromString } from '../../src/kube/client.js';
-import { ControllerManager, type ManagerExit } from '../../src/manager/manager.js';
 import { resolveRunOptions, type RawRunFlags } from '../../src/manager/options.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
+import { useManagerCluster } from '../helpers/manager-double.js';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../src/controllers/node.js';
 import { ip } from '../controllers/builders.js';
 import { until } from '../controllers/memory-nodes.js';
 import { createNode } from '../controllers/harness.js';
 
-let api: ApiServerDouble;
-let running: Array<{ abort: AbortController; done: Promise<ManagerExit> }> = [];
-
-beforeEach(async () => {
-  api = await startApiServerDouble({ bookmarkIntervalMs: 200 });
-});
-afterEach(async () => {
-  for (const r of running) r.abort.abort();
-  await Promise.allSettled(running.map((r) => r.done));
-  running = [];
-  await api.stop();
-});
+const cluster = useManagerCluster();
 
 const FAST_LEASE: RawRunFlags = {
   leaderElectLeaseDuration: '1500ms', leaderElectRenewDeadline: '1s', leaderElectRetryPeriod: '200ms',
@@ -37,17 +24,11 @@ function start(name: string, cloud: FakeCloudProvider, flags: RawRunFlags = {}) 
   const options = resolveRunOptions({
     cloudProvider: 'fake', allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', serviceClusterIpRange: '10.96.0.0/12', ...FAST_LEASE, ...flags,
   });
-  const manager = new ControllerManager(options, {
-    kubeConfig: kubeConfigFromString(api.kubeconfig), provider: cloud, identity: name, userAgent: `ccm-${name}`, watchStaleAfterMs: 5000,
-  });
-  const abort = new AbortController();
-  const done = manager.run(abort.signal);
-  running.push({ abort, done });
-  return { manager, abort, done };
+  return cluster.run(options, { provider: cloud, identity: name, userAgent: `ccm-${name}`, watchStaleAfterMs: 5000 });
 }
 
 function nodes(): NodeObject[] {
-  return api.store.list('nodes') as unknown as NodeObject[];
+  return cluster.api.store.list('nodes') as unknown as NodeObject[];
 }
 
 function allInitialised(n: number): boolean {
@@ -65,14 +46,14 @@ describe('ControllerManager', () => {
     const cloud = cloudFor(10);
     // The Service range lies inside the cluster CIDR: its 16 /24 blocks are never handed out.
     start('a', cloud, { serviceClusterIpRange: '10.244.0.0/20' });
-    for (let i = 0; i < 10; i++) createNode(api, { name: `n${i}` });
+    for (let i = 0; i < 10; i++) createNode(cluster.api, { name: `n${i}` });
     await until(() => allInitialised(10), 10_000, 'all nodes initialised');
     expectUniquePodCIDRs();
-    const patches = api.count({ verb: 'patch', resource: 'nodes', userAgent: 'ccm-a' });
+    const patches = cluster.api.count({ verb: 'patch', resource: 'nodes', userAgent: 'ccm-a' });
     expect(patches).toBe(20);
-    await until(() => api.count({ verb: 'create', resource: 'events' }) >= 10);
-    expect(api.count({ verb: 'create', resource: 'events' })).toBe(10);
-    expect(api.count({ verb: 'update', resource: 'nodes' })).toBe(0);
+    await until(() => cluster.api.count({ verb: 'create', resource: 'events' }) >= 10);
+    expect(cluster.api.count({ verb: 'create', resource: 'events' })).toBe(10);
+    expect(cluster.api.count({ verb: 'update', resource: 'nodes' })).toBe(0);
     for (const n of nodes()) {
       const m = /^10\.244\.(\d+)\.0\/24$/.exec(n.spec?.podCIDRs?.[0] ?? '');
       expect(m, n.spec?.podCIDRs?.[0]).not.toBeNull();
@@ -85,17 +66,17 @@ describe('ControllerManager', () => {
     const a = start('a', cloud);
     await until(() => a.manager.isLeading(), 5000, 'a leads');
     const b = start('b', cloud);
-    for (let i = 0; i < 6; i++) createNode(api, { name: `n${i}` });
+    for (let i = 0; i < 6; i++) createNode(cluster.api, { name: `n${i}` });
     await until(() => allInitialised(6), 10_000, 'first half');
-    expect(api.count({ verb: 'patch', resource: 'nodes', userAgent: 'ccm-b' })).toBe(0);
+    expect(cluster.api.count({ verb: 'patch', resource: 'nodes', userAgent: 'ccm-b' })).toBe(0);
     expect(b.manager.isLeading()).toBe(false);
     a.abort.abort();
     expect(await a.done).toBe('cancelled');
     await until(() => b.manager.isLeading(), 5000, 'b takes over');
-    for (let i = 6; i < 12; i++) createNode(api, { name: `n${i}` });
+    for (let i = 6; i < 12; i++) createNode(cluster.api, { name: `n${i}` });
     await until(() => allInitialised(12), 10_000, 'second half');
     expectUniquePodCIDRs();
-    const lease = api.store.get('leases.coordination.k8s.io', 'node-address-ccm', 'kube-system') as { spec: Record<string, unknown> };
+    const lease = cluster.api.store.get('leases.coordination.k8s.io', 'node-address-ccm', 'kube-system') as { spec: Record<string, unknown> };
     expect(lease.spec.holderIdentity).toBe('b');
     expect(lease.spec.leaseTransitions).toBeGreaterThanOrEqual(1);
     expect(String(lease.spec.renewTime)).toMatch(/\.\d{6}Z$/);
@@ -106,26 +87,26 @@ describe('ControllerManager', () => {
     const a = start('a', cloud);
     await until(() => a.manager.isLeading(), 5000, 'a leads');
     // A's node writes are slow (still inside its write timeout), and its renewals start failing.
-    api.faults.inject({ userAgent: 'ccm-a', resource: 'nodes', verb: 'patch', latencyMs: 300 });
-    api.faults.inject({ userAgent: 'ccm-a', resource: 'leases.coordination.k8s.io', status: 500 });
-    for (let i = 0; i < 16; i++) createNode(api, { name: `n${i}` });
+    cluster.api.faults.inject({ userAgent: 'ccm-a', resource: 'nodes', verb: 'patch', latencyMs: 300 });
+    cluster.api.faults.inject({ userAgent: 'ccm-a', resource: 'leases.coordination.k8s.io', status: 500 });
+    for (let i = 0; i < 16; i++) createNode(cluster.api, { name: `n${i}` });
     start('b', cloud);
     expect(await a.done).toBe('lost');
-    const writesAfterLoss = api.count({ userAgent: 'ccm-a', verb: 'patch', resource: 'nodes' });
+    const writesAfterLoss = cluster.api.count({ userAgent: 'ccm-a', verb: 'patch', resource: 'nodes' });
     await until(() => allInitialised(16), 15_000, 'b finishes');
     expectUniquePodCIDRs();
-    expect(api.count({ userAgent: 'ccm-a', verb: 'patch', resource: 'nodes' })).toBe(writesAfterLoss);
+    expect(cluster.api.count({ userAgent: 'ccm-a', verb: 'patch', resource: 'nodes' })).toBe(writesAfterLoss);
   });
 
   it('restart midway: the new process restores allocations from the nodes and never hands a block out twice', async () => {
     const cloud = cloudFor(20);
     // The first process's node writes are slow, then start failing: it stops with blocks claimed
     // in memory that never reached the API, and nodes still tainted.
-    api.faults.inject({ userAgent: 'ccm-first', resource: 'nodes', verb: 'patch', latencyMs: 50 });
+    cluster.api.faults.inject({ userAgent: 'ccm-first', resource: 'nodes', verb: 'patch', latencyMs: 50 });
     const first = start('first', cloud, { leaderElect: 'false', concurrentNodeSyncs: '1' });
-    for (let i = 0; i < 20; i++) createNode(api, { name: `n${i}` });
+    for (let i = 0; i < 20; i++) createNode(cluster.api, { name: `n${i}` });
     await until(() => nodes().filter((n) => nodePodCIDRs(n).length > 0).length >= 3, 10_000, 'some nodes done');
-    api.faults.inject({ userAgent: 'ccm-first', resource: 'nodes', verb: 'patch', status: 500 });
+    cluster.api.faults.inject({ userAgent: 'ccm-first', resource: 'nodes', verb: 'patch', status: 500 });
     first.abort.abort();
     await first.done;
     const doneByFirst = nodes().filter((n) => nodePodCIDRs(n).length > 0).length;
@@ -138,9 +119,9 @@ describe('ControllerManager', () => {
 
   it('initialised nodes without pod CIDRs get them from the IPAM loop; tainted ones are left to cloud-node', async () => {
     const cloud = cloudFor(3);
-    createNode(api, { name: 'n0', tainted: false, addresses: [ip('10.1.0.1')] });
-    createNode(api, { name: 'n1', tainted: false, addresses: [ip('10.1.0.2')], podCIDRs: ['10.244.0.0/24'] });
-    createNode(api, { name: 'n2' });
+    createNode(cluster.api, { name: 'n0', tainted: false, addresses: [ip('10.1.0.1')] });
+    createNode(cluster.api, { name: 'n1', tainted: false, addresses: [ip('10.1.0.2')], podCIDRs: ['10.244.0.0/24'] });
+    createNode(cluster.api, { name: 'n2' });
     start('a', cloud);
     await until(() => allInitialised(3), 10_000, 'all three');
     expectUniquePodCIDRs();
@@ -149,18 +130,16 @@ describe('ControllerManager', () => {
 
   it('controllers that cannot start (the ClusterCIDR CRD not served): the lease is released and run fails with the reason', async () => {
     const { DEFAULT_RESOURCES } = await import('../../src/sim/apiserver/resources.js');
-    await api.stop();
-    api = await startApiServerDouble({ bookmarkIntervalMs: 200, resources: DEFAULT_RESOURCES.filter((r) => r.plural !== 'clustercidrs') });
+    await cluster.replaceApi({ resources: DEFAULT_RESOURCES.filter((r) => r.plural !== 'clustercidrs') });
     const a = start('a', cloudFor(1), { cidrAllocatorType: 'MultiCIDRRangeAllocator' });
     await expect(a.done).rejects.toThrow(/clustercidrs\.networking\.x-k8s\.io\/v1 is not served/);
-    const lease = api.store.get('leases.coordination.k8s.io', 'node-address-ccm', 'kube-system') as { spec: { holderIdentity?: string } };
+    const lease = cluster.api.store.get('leases.coordination.k8s.io', 'node-address-ccm', 'kube-system') as { spec: { holderIdentity?: string } };
     expect(lease.spec.holderIdentity ?? '').toBe('');
   });
 
   it('without leader election, controllers that cannot start make run fail with the reason', async () => {
     const { DEFAULT_RESOURCES } = await import('../../src/sim/apiserver/resources.js');
-    await api.stop();
-    api = await startApiServerDouble({ bookmarkIntervalMs: 200, resources: DEFAULT_RESOURCES.filter((r) => r.plural !== 'clustercidrs') });
+    await cluster.replaceApi({ resources: DEFAULT_RESOURCES.filter((r) => r.plural !== 'clustercidrs') });
     const a = start('a', cloudFor(1), { cidrAllocatorType: 'MultiCIDRRangeAllocator', leaderElect: 'false' });
     await expect(a.done).rejects.toThrow(/is not served/);
   });
@@ -182,9 +161,9 @@ describe('ControllerManager', () => {
     const a = start('a', cloud);
     await until(() => a.manager.isLeading() && a.manager.controllers().cloudNode !== undefined, 5000, 'a leads');
     const cloudNode = a.manager.controllers().cloudNode!;
-    createNode(api, { name: 'n0' });
+    createNode(cluster.api, { name: 'n0' });
     await until(() => calls > 0, 5000, 'a provider call in flight');
-    api.faults.inject({ userAgent: 'ccm-a', resource: 'leases.coordination.k8s.io', status: 500 });
+    cluster.api.faults.inject({ userAgent: 'ccm-a', resource: 'leases.coordination.k8s.io', status: 500 });
     // The cloud answers a little after leadership is lost.
     void until(() => !a.manager.isLeading(), 10_000, 'leadership lost').then(() => setTimeout(open, 300));
     expect(await a.done).toBe('lost');

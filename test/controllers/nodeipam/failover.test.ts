@@ -2,27 +2,15 @@
 // MultiCIDRRangeAllocator mode: a storm of joining nodes over several ClusterCIDR pools, the
 // leader's lease renewals failing and its node writes slow mid-storm, the follower taking over.
 // Zero pod CIDRs may be handed out twice.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { kubeConfigFromString } from '../../../src/kube/client.js';
-import { ControllerManager, type ManagerExit } from '../../../src/manager/manager.js';
+import { describe, expect, it } from 'vitest';
 import { resolveRunOptions } from '../../../src/manager/options.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../../src/sim/apiserver/server.js';
+import { useManagerCluster } from '../../helpers/manager-double.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../../../src/audit/findings.js';
 import { createNode } from '../harness.js';
 import { until } from '../memory-nodes.js';
 import { createClusterCIDR, duplicates, labelSelector, storedNodes } from './harness.js';
 
-let api: ApiServerDouble;
-let running: Array<{ abort: AbortController; done: Promise<ManagerExit> }> = [];
-beforeEach(async () => {
-  api = await startApiServerDouble({ bookmarkIntervalMs: 200 });
-});
-afterEach(async () => {
-  for (const r of running) r.abort.abort();
-  await Promise.allSettled(running.map((r) => r.done));
-  running = [];
-  await api.stop();
-});
+const cluster = useManagerCluster();
 
 function start(name: string) {
   const options = resolveRunOptions({
@@ -30,40 +18,36 @@ function start(name: string) {
     clusterCidr: '10.200.0.0/16', nodeCidrMaskSizeIpv4: '24', securePort: '0',
     leaderElectLeaseDuration: '1500ms', leaderElectRenewDeadline: '1s', leaderElectRetryPeriod: '200ms',
   });
-  const manager = new ControllerManager(options, { kubeConfig: kubeConfigFromString(api.kubeconfig), identity: name, userAgent: `ccm-${name}`, watchStaleAfterMs: 5000 });
-  const abort = new AbortController();
-  const done = manager.run(abort.signal);
-  running.push({ abort, done });
-  return { manager, abort, done };
+  return cluster.run(options, { identity: name, userAgent: `ccm-${name}`, watchStaleAfterMs: 5000 });
 }
 
-const withBlocks = (): number => storedNodes(api).filter((n) => (n.spec?.podCIDRs ?? []).length > 0).length;
+const withBlocks = (): number => storedNodes(cluster.api).filter((n) => (n.spec?.podCIDRs ?? []).length > 0).length;
 
 describe('two replicas, leader failover during an allocation storm', () => {
   it('hands out no pod CIDR twice', { timeout: 30_000 }, async () => {
-    for (let i = 0; i < 4; i++) createClusterCIDR(api, `pool-${i}`, { perNodeHostBits: 8, ipv4: `10.${10 + i}.0.0/22` });
-    createClusterCIDR(api, 'labelled', { perNodeHostBits: 7, ipv4: '10.20.0.0/21', nodeSelector: labelSelector('tier', 'gold') });
+    for (let i = 0; i < 4; i++) createClusterCIDR(cluster.api, `pool-${i}`, { perNodeHostBits: 8, ipv4: `10.${10 + i}.0.0/22` });
+    createClusterCIDR(cluster.api, 'labelled', { perNodeHostBits: 7, ipv4: '10.20.0.0/21', nodeSelector: labelSelector('tier', 'gold') });
     const a = start('a');
     await until(() => a.manager.isLeading(), 5000, 'a leads');
     const b = start('b');
     // a's node writes take a while, so the failover lands in the middle of the storm.
-    api.faults.inject({ userAgent: 'ccm-a', resource: 'nodes', verb: 'patch', latencyMs: 250 });
+    cluster.api.faults.inject({ userAgent: 'ccm-a', resource: 'nodes', verb: 'patch', latencyMs: 250 });
     const N = 60;
-    for (let i = 0; i < N; i++) createNode(api, { name: `n${String(i).padStart(2, '0')}`, tainted: false, labels: i % 5 === 0 ? { tier: 'gold' } : {} });
+    for (let i = 0; i < N; i++) createNode(cluster.api, { name: `n${String(i).padStart(2, '0')}`, tainted: false, labels: i % 5 === 0 ? { tier: 'gold' } : {} });
     await until(() => withBlocks() >= 10, 10_000, 'the storm is under way');
     // Mid-storm: a's renewals fail; it must stop writing and b take over.
-    api.faults.inject({ userAgent: 'ccm-a', resource: 'leases.coordination.k8s.io', status: 500 });
+    cluster.api.faults.inject({ userAgent: 'ccm-a', resource: 'leases.coordination.k8s.io', status: 500 });
     expect(await a.done).toBe('lost');
-    const byA = api.count({ userAgent: 'ccm-a', verb: 'patch', resource: 'nodes' });
+    const byA = cluster.api.count({ userAgent: 'ccm-a', verb: 'patch', resource: 'nodes' });
     await until(() => b.manager.isLeading(), 5000, 'b takes over');
     await until(() => withBlocks() === N, 15_000, 'every node has blocks');
-    expect(duplicates(api)).toEqual([]);
-    expect(api.count({ userAgent: 'ccm-a', verb: 'patch', resource: 'nodes' })).toBe(byA);
+    expect(duplicates(cluster.api)).toEqual([]);
+    expect(cluster.api.count({ userAgent: 'ccm-a', verb: 'patch', resource: 'nodes' })).toBe(byA);
     expect(byA, 'a wrote part of the storm').toBeLessThan(N);
-    expect(api.count({ userAgent: 'ccm-b', verb: 'patch', resource: 'nodes' }), 'b wrote the rest').toBeGreaterThan(0);
+    expect(cluster.api.count({ userAgent: 'ccm-b', verb: 'patch', resource: 'nodes' }), 'b wrote the rest').toBeGreaterThan(0);
     // Every node got one allocation write, with its pool in the same write.
-    for (const n of storedNodes(api)) expect(n.metadata.annotations?.[POD_CIDR_POOL_ANNOTATION], n.metadata.name).toMatch(/^(pool-\d|labelled|created-from-flags-[0-9a-f]{10})$/);
-    const gold = storedNodes(api).filter((n) => n.metadata.labels?.tier === 'gold');
+    for (const n of storedNodes(cluster.api)) expect(n.metadata.annotations?.[POD_CIDR_POOL_ANNOTATION], n.metadata.name).toMatch(/^(pool-\d|labelled|created-from-flags-[0-9a-f]{10})$/);
+    const gold = storedNodes(cluster.api).filter((n) => n.metadata.labels?.tier === 'gold');
     expect(gold.every((n) => n.spec!.podCIDRs![0]!.endsWith('/25'))).toBe(true);
   });
 });

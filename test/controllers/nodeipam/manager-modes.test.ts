@@ -1,12 +1,10 @@
 // The allocator types wired through the whole process (ControllerManager) against the API double:
 // CloudAllocator with cloud-node (the cloud's ranges, the condition, no claims), and the audit
 // loop's metric and conflict events in MultiCIDRRangeAllocator mode.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeCloudProvider } from '../../../providers/fake/fake.js';
-import { kubeConfigFromString } from '../../../src/kube/client.js';
-import { ControllerManager, type ManagerExit } from '../../../src/manager/manager.js';
 import { resolveRunOptions, type RawRunFlags } from '../../../src/manager/options.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../../src/sim/apiserver/server.js';
+import { useManagerCluster } from '../../helpers/manager-double.js';
 import { hasUninitializedTaint, type NodeObject } from '../../../src/controllers/node.js';
 import { AUDIT_FINDINGS_METRIC } from '../../../src/controllers/nodeipam/audit-loop.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../../../src/audit/findings.js';
@@ -15,62 +13,48 @@ import { until } from '../memory-nodes.js';
 import { ip } from '../builders.js';
 import { createClusterCIDR, podCIDRsOf } from './harness.js';
 
-let api: ApiServerDouble;
-let running: Array<{ abort: AbortController; done: Promise<ManagerExit> }> = [];
-beforeEach(async () => {
-  api = await startApiServerDouble({ bookmarkIntervalMs: 200 });
-});
-afterEach(async () => {
-  for (const r of running) r.abort.abort();
-  await Promise.allSettled(running.map((r) => r.done));
-  running = [];
-  await api.stop();
-});
+const cluster = useManagerCluster();
 
 function start(flags: RawRunFlags, provider?: FakeCloudProvider) {
-  const manager = new ControllerManager(resolveRunOptions({ leaderElect: 'false', securePort: '0', ...flags }), {
-    kubeConfig: kubeConfigFromString(api.kubeconfig), userAgent: 'ccm-modes', watchStaleAfterMs: 5000, auditIntervalMs: 100,
+  return cluster.run(resolveRunOptions({ leaderElect: 'false', securePort: '0', ...flags }), {
+    userAgent: 'ccm-modes', watchStaleAfterMs: 5000, auditIntervalMs: 100,
     ...(provider ? { provider } : {}),
-  });
-  const abort = new AbortController();
-  const done = manager.run(abort.signal);
-  running.push({ abort, done });
-  return manager;
+  }).manager;
 }
 
-const stored = (name: string): NodeObject => api.store.get('nodes', name) as unknown as NodeObject;
+const stored = (name: string): NodeObject => cluster.api.store.get('nodes', name) as unknown as NodeObject;
 
 describe('ControllerManager allocator types', () => {
   it('CloudAllocator with cloud-node: cloud-node initialises without pod CIDRs, node-ipam writes the cloud ranges and the condition', async () => {
     const cloud = new FakeCloudProvider();
     cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.3.0/24'] });
     start({ cloudProvider: 'fake', allocateNodeCidrs: true, cidrAllocatorType: 'CloudAllocator' }, cloud);
-    createNode(api, { name: 'a' });
-    await until(() => !hasUninitializedTaint(stored('a')) && podCIDRsOf(api, 'a').length > 0, 10_000, 'initialised with the cloud range');
-    expect(podCIDRsOf(api, 'a')).toEqual(['10.8.3.0/24']);
+    createNode(cluster.api, { name: 'a' });
+    await until(() => !hasUninitializedTaint(stored('a')) && podCIDRsOf(cluster.api, 'a').length > 0, 10_000, 'initialised with the cloud range');
+    expect(podCIDRsOf(cluster.api, 'a')).toEqual(['10.8.3.0/24']);
     expect(stored('a').metadata.annotations?.[POD_CIDR_POOL_ANNOTATION]).toBe('cloud');
     await until(() => ((stored('a').status?.conditions as { type: string; status: string }[] | undefined) ?? []).some((c) => c.type === 'NetworkUnavailable' && c.status === 'False'), 5000, 'condition');
-    expect(api.count({ verb: 'list', resource: 'clustercidrs.networking.x-k8s.io' })).toBe(0);
+    expect(cluster.api.count({ verb: 'list', resource: 'clustercidrs.networking.x-k8s.io' })).toBe(0);
   });
 
   it('CloudAllocator without cloud-node: the range lookups count in the cloud-call metrics', async () => {
     const cloud = new FakeCloudProvider();
     cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.3.0/24'] });
     const manager = start({ cloudProvider: 'fake', controllers: 'node-ipam', allocateNodeCidrs: true, cidrAllocatorType: 'CloudAllocator' }, cloud);
-    createNode(api, { name: 'a', tainted: false });
-    await until(() => podCIDRsOf(api, 'a').length > 0, 10_000, 'the cloud range written');
+    createNode(cluster.api, { name: 'a', tainted: false });
+    await until(() => podCIDRsOf(cluster.api, 'a').length > 0, 10_000, 'the cloud range written');
     const text = await manager.registry.metrics();
     expect(text).toMatch(/^cloudprovider_requests_total\{provider="fake",operation="instancesMetadata",result="success"\} [1-9]\d*$/m);
     expect(text).toMatch(/^cloudprovider_request_duration_seconds_count\{provider="fake",operation="instancesMetadata"\} [1-9]\d*$/m);
   });
 
   it('MultiCIDRRangeAllocator: the audit loop exports findings and records a conflict event', async () => {
-    createClusterCIDR(api, 'pool', { perNodeHostBits: 8, ipv4: '10.1.0.0/20' });
+    createClusterCIDR(cluster.api, 'pool', { perNodeHostBits: 8, ipv4: '10.1.0.0/20' });
     // Two nodes with the same block, set by someone else: a conflict the audit reports.
-    createNode(api, { name: 'x', tainted: false, podCIDRs: ['10.1.5.0/24'] });
-    createNode(api, { name: 'y', tainted: false, podCIDRs: ['10.1.5.0/24'] });
+    createNode(cluster.api, { name: 'x', tainted: false, podCIDRs: ['10.1.5.0/24'] });
+    createNode(cluster.api, { name: 'y', tainted: false, podCIDRs: ['10.1.5.0/24'] });
     const m = start({ controllers: 'node-ipam', allocateNodeCidrs: true, cidrAllocatorType: 'MultiCIDRRangeAllocator' });
-    await until(() => (api.store.list('events', { namespace: 'default' }) as { reason?: string }[]).some((e) => e.reason === 'IPRangeConflict'), 10_000, 'IPRangeConflict event');
+    await until(() => (cluster.api.store.list('events', { namespace: 'default' }) as { reason?: string }[]).some((e) => e.reason === 'IPRangeConflict'), 10_000, 'IPRangeConflict event');
     const text = await m.registry.getSingleMetricAsString(AUDIT_FINDINGS_METRIC);
     expect(text).toContain(`${AUDIT_FINDINGS_METRIC}{kind="PodCIDROverlap",severity="conflict"} 1`);
     expect(text).toContain(`${AUDIT_FINDINGS_METRIC}{kind="PodCIDRNotAllocated",severity="warning"} 2`);
