@@ -5,6 +5,7 @@ import { CIDRParseError, cidrContains, cidrsOverlap, parseCIDR, type CIDR } from
 import { CIDRSet, CIDRSetError } from './cidrset.js';
 import { ClusterCIDRValidationError, immutableFieldChanged, type ClusterCIDR } from './clustercidr.js';
 import { ExclusionRegistry, type ExclusionChange } from './exclusions.js';
+import { HeldBlocks } from './held-blocks.js';
 import type { IPAMMetricsSink } from './metrics.js';
 import { nodeIndexKeys, type NodeView } from './selector.js';
 
@@ -18,13 +19,13 @@ export type OccupyResult =
   | { ok: true; pool: string; pools: string[]; conflicts: ExclusionConflict[] }
   | {
       ok: false;
-      reason: 'invalid-cidr' | 'outside-every-pool' | 'claimed-by-other-node';
+      reason: 'invalid-cidr' | 'outside-every-pool' | 'contains-pool' | 'claimed-by-other-node';
       podCIDR: string;
       otherNode?: string;
       message: string;
       /**
-       * The node's other blocks, recorded for it all the same: a node whose IPv4 block clashes
-       * still holds its IPv6 block, which must never be handed to another node.
+       * The node's blocks, recorded as held all the same (every valid one, whatever the problem):
+       * a block a node lists is never handed to another node while the node lives.
        */
       recorded: string[];
     };
@@ -40,7 +41,7 @@ export interface AllocationResult {
 
 export interface NodeAllocation {
   podCIDRs: string[];
-  /** The pool each pod CIDR belongs to. */
+  /** The pool of each pod CIDR that lies in one, in block order (blocks outside every pool have none). */
   pools: string[];
   pool: string;
 }
@@ -107,6 +108,7 @@ interface PoolState {
 
 interface RangeEntry {
   pool: PoolState;
+  set: CIDRSet;
   cidr: CIDR;
   maskSize: number;
   parent: number;
@@ -115,8 +117,8 @@ interface RangeEntry {
 interface NodeRecord {
   podCIDRs: string[];
   parsed: CIDR[];
-  /** Per pod CIDR: the pool state it was placed in. */
-  pools: PoolState[];
+  /** Per pod CIDR: the pool it was placed in; undefined when no pool's range contains it. */
+  pools: (PoolState | undefined)[];
 }
 
 export interface PodCIDRAllocatorOptions {
@@ -134,14 +136,18 @@ function cmpStr(a: string, b: string): number {
 export class PodCIDRAllocator {
   private readonly pools = new Map<string, PoolState>();
   private readonly nodes = new Map<string, NodeRecord>();
+  /**
+   * Every block any recorded node lists, with its holders. Invariant: each pool's set marks as
+   * used exactly the addresses of its range that some held block covers (plus nothing else), so a
+   * pool can never hand out an address a live node holds, whichever pool the holder came from.
+   */
+  private readonly held = new HeldBlocks();
   private readonly exclusions = new ExclusionRegistry();
   private readonly metrics: IPAMMetricsSink | undefined;
   private ordered: PoolState[] | null = null;
   /** Selector pre-filter, rebuilt with `ordered`: pools by index key, and pools always scored. */
   private index: { byKey: Map<string, PoolState[]>; always: PoolState[]; fallback: PoolState[] } | null = null;
   private ranges: [RangeEntry[], RangeEntry[]] | null = null;
-  /** Per set: the other pools' sets whose ranges overlap it. */
-  private overlaps: Map<CIDRSet, CIDRSet[]> | null = null;
 
   constructor(options: PodCIDRAllocatorOptions = {}) {
     this.metrics = options.metrics;
@@ -159,10 +165,9 @@ export class PodCIDRAllocator {
     }
     const sets = spec.families.map((f) => new CIDRSet(f.cidr.text, f.maskSize));
     for (const c of this.exclusions.all()) for (const s of sets) s.addExclusion(c.text);
-    // Blocks already handed out through other pools are never handed out again.
-    for (const rec of this.nodes.values()) {
-      for (const c of rec.parsed) for (const s of sets) if (s.overlaps(c.text)) s.occupy(c.text);
-    }
+    // A pool added over held space starts with that space used, whoever holds it and wherever
+    // it came from (another pool, an old --cluster-cidr, another allocator).
+    for (const s of sets) for (const b of this.held.overlapping(s.cidr)) s.occupy(b.cidr.text);
     const state: PoolState = {
       spec,
       sets,
@@ -174,7 +179,6 @@ export class PodCIDRAllocator {
     };
     this.pools.set(spec.name, state);
     this.ordered = null;
-    this.overlaps = null;
     this.ranges = null;
     this.emitUsage(state);
     return 'created';
@@ -194,7 +198,6 @@ export class PodCIDRAllocator {
     if (p.nodes.size > 0) throw new PoolInUseError(name, this.nodesOfPool(name));
     this.pools.delete(name);
     this.ordered = null;
-    this.overlaps = null;
     this.ranges = null;
     return true;
   }
@@ -236,11 +239,7 @@ export class PodCIDRAllocator {
     }
     const conflicts: ExclusionConflict[] = [];
     for (const c of change.added) {
-      for (const [node, rec] of this.nodes) {
-        rec.parsed.forEach((pc, i) => {
-          if (cidrsOverlap(pc, c)) conflicts.push({ node, podCIDR: rec.podCIDRs[i], exclusion: c.text });
-        });
-      }
+      for (const b of this.held.overlapping(c)) for (const node of b.holders.keys()) conflicts.push({ node, podCIDR: b.cidr.text, exclusion: c.text });
     }
     for (const p of this.pools.values()) this.emitUsage(p);
     return conflicts.sort((a, b) => cmpStr(a.node, b.node) || cmpStr(a.podCIDR, b.podCIDR));
@@ -262,45 +261,53 @@ export class PodCIDRAllocator {
       }
     }
     const prev = this.nodes.get(nodeName);
-    if (prev && prev.parsed.map((c) => c.text).join() === parsed.map((c) => c.text).join()) {
-      return { ok: true, pool: poolLabel(prev.pools), pools: prev.pools.map((p) => p.spec.name), conflicts: this.conflictsOf(nodeName, prev.parsed) };
+    const same = prev !== undefined && prev.parsed.map((c) => c.text).join() === parsed.map((c) => c.text).join();
+    // Every valid block is recorded as held, whatever is wrong with it: a block a live node lists
+    // is never handed out again, and is free only once no live node holds any part of it.
+    if (!same) {
+      if (prev) this.releaseNode(nodeName);
+      for (const p of this.record(nodeName, parsed, this.placeExisting(parsed))) this.emitUsage(p);
     }
-    const pools = this.placeExisting(parsed);
-    // Every block that lies in a pool and is nobody else's is recorded for this node, even when
-    // another of its blocks is a problem: the first problem is reported, but a half-restored node
-    // must never leave its good block free for the next allocation.
-    let problem: Omit<Extract<OccupyResult, { ok: false }>, 'recorded'> | undefined;
-    const keep: number[] = [];
-    for (let i = 0; i < parsed.length; i++) {
-      const p = pools[i];
-      const t = parsed[i].text;
-      if (p === undefined) {
-        problem ??= { ok: false, reason: 'outside-every-pool', podCIDR: t, message: `node "${nodeName}": pod CIDR ${t} lies outside every pool` };
-        continue;
-      }
-      const set = p.sets[p.spec.families.findIndex((f) => f.family === parsed[i].family)];
-      // The set knows every used address in its range (other pools' blocks are mirrored into it),
-      // so the linear search for the other node runs only on a real overlap.
-      const other = set.overlapsAllocated(t) ? this.claimant(parsed[i], nodeName) : undefined;
+    const rec = this.nodes.get(nodeName)!;
+    const problem = this.problemOf(nodeName, rec);
+    const placed = placedIn(rec.pools);
+    if (problem) return { ...problem, recorded: rec.podCIDRs.slice() };
+    return { ok: true, pool: poolLabel(placed), pools: placed.map((p) => p.spec.name), conflicts: this.conflictsOf(nodeName, parsed) };
+  }
+
+  /**
+   * The first thing wrong with a recorded node's blocks, in list order: a block that overlaps one
+   * an earlier-recorded node holds (the newcomer is told, the first holder is not), or a block no
+   * pool's range contains (it contains a pool, or lies outside every pool).
+   */
+  private problemOf(nodeName: string, rec: NodeRecord): Omit<Extract<OccupyResult, { ok: false }>, 'recorded'> | undefined {
+    for (let i = 0; i < rec.parsed.length; i++) {
+      const c = rec.parsed[i];
+      const t = c.text;
+      const other = this.held.earlierHolder(c, nodeName, this.held.seqOf(c, nodeName));
       if (other !== undefined) {
-        problem ??= {
+        return {
           ok: false,
           reason: 'claimed-by-other-node',
           podCIDR: t,
-          otherNode: other,
-          message: `node "${nodeName}": pod CIDR ${t} overlaps a block of node "${other}"`,
+          otherNode: other.node,
+          message: `node "${nodeName}": pod CIDR ${t} overlaps a block of node "${other.node}"${other.block.text === t ? '' : ` (${other.block.text})`}`,
         };
-        continue;
       }
-      keep.push(i);
+      if (rec.pools[i] !== undefined) continue;
+      const inside = this.rangesInside(c);
+      if (inside.length > 0) {
+        const list = inside.map((e) => `"${e.pool.spec.name}" (${e.cidr.text})`).join(', ');
+        return {
+          ok: false,
+          reason: 'contains-pool',
+          podCIDR: t,
+          message: `node "${nodeName}": pod CIDR ${t} contains pool ${list}: nothing inside it is handed out while the node holds it`,
+        };
+      }
+      return { ok: false, reason: 'outside-every-pool', podCIDR: t, message: `node "${nodeName}": pod CIDR ${t} lies outside every pool` };
     }
-    if (prev) this.releaseNode(nodeName);
-    const kept = keep.map((i) => parsed[i]);
-    const keptPools = keep.map((i) => pools[i] as PoolState);
-    if (kept.length > 0) this.record(nodeName, kept, keptPools);
-    for (const p of new Set(keptPools)) this.emitUsage(p);
-    if (problem) return { ...problem, recorded: kept.map((c) => c.text) };
-    return { ok: true, pool: poolLabel(keptPools), pools: keptPools.map((p) => p.spec.name), conflicts: this.conflictsOf(nodeName, parsed) };
+    return undefined;
   }
 
   /**
@@ -336,20 +343,8 @@ export class PodCIDRAllocator {
   /** Pools whose range contains `c`, each with "c has the pool's per-node size". */
   private poolsContaining(c: CIDR): Map<PoolState, boolean> {
     this.staticOrder(); // ranks
-    const idx = this.rangeIndex()[c.family === 4 ? 0 : 1];
     const out = new Map<PoolState, boolean>();
-    // Last range starting at or before c; every range containing c is it or one of its ancestors.
-    let lo = 0;
-    let hi = idx.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (idx[mid].cidr.addr <= c.addr) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let i = lo - 1; i >= 0; i = idx[i].parent) {
-      const e = idx[i];
-      if (cidrContains(e.cidr, c)) out.set(e.pool, e.maskSize === c.prefix || out.get(e.pool) === true);
-    }
+    for (const e of this.rangesContaining(c)) out.set(e.pool, e.maskSize === c.prefix || out.get(e.pool) === true);
     return out;
   }
 
@@ -359,7 +354,7 @@ export class PodCIDRAllocator {
     if (this.ranges) return this.ranges;
     const build = (family: 4 | 6): RangeEntry[] => {
       const list: RangeEntry[] = [];
-      for (const p of this.pools.values()) for (const f of p.spec.families) if (f.family === family) list.push({ pool: p, cidr: f.cidr, maskSize: f.maskSize, parent: -1 });
+      for (const p of this.pools.values()) p.spec.families.forEach((f, i) => f.family === family && list.push({ pool: p, set: p.sets[i], cidr: f.cidr, maskSize: f.maskSize, parent: -1 }));
       list.sort((a, b) => cmpBig(a.cidr.addr, b.cidr.addr) || a.cidr.prefix - b.cidr.prefix);
       const stack: number[] = [];
       list.forEach((e, i) => {
@@ -373,13 +368,44 @@ export class PodCIDRAllocator {
     return this.ranges;
   }
 
-  /** The node (other than `self`) holding an address of `c`, if any. */
-  private claimant(c: CIDR, self: string): string | undefined {
-    for (const [name, rec] of this.nodes) {
-      if (name === self) continue;
-      if (rec.parsed.some((o) => cidrsOverlap(o, c))) return name;
+  /** Every pool set whose range shares an address with `c`: ranges containing it, then inside it. */
+  private setsOverlapping(c: CIDR): CIDRSet[] {
+    const out: CIDRSet[] = [];
+    for (const e of this.rangesContaining(c)) out.push(e.set);
+    for (const e of this.rangesInside(c)) out.push(e.set);
+    return out;
+  }
+
+  /** Pool ranges containing `c` (c itself included), innermost first. */
+  private rangesContaining(c: CIDR): RangeEntry[] {
+    const idx = this.rangeIndex()[c.family === 4 ? 0 : 1];
+    // Last range starting at or before c; every range containing c is it or one of its ancestors.
+    let lo = 0;
+    let hi = idx.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (idx[mid].cidr.addr <= c.addr) lo = mid + 1;
+      else hi = mid;
     }
-    return undefined;
+    const out: RangeEntry[] = [];
+    for (let i = lo - 1; i >= 0; i = idx[i].parent) if (cidrContains(idx[i].cidr, c)) out.push(idx[i]);
+    return out;
+  }
+
+  /** Pool ranges strictly inside `c` (a contiguous run of the address-ordered index). */
+  private rangesInside(c: CIDR): RangeEntry[] {
+    const idx = this.rangeIndex()[c.family === 4 ? 0 : 1];
+    let lo = 0;
+    let hi = idx.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const e = idx[mid].cidr;
+      if (e.addr < c.addr || (e.addr === c.addr && e.prefix <= c.prefix)) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: RangeEntry[] = [];
+    for (let i = lo; i < idx.length && cidrContains(c, idx[i].cidr); i++) out.push(idx[i]);
+    return out;
   }
 
   private conflictsOf(node: string, parsed: CIDR[]): ExclusionConflict[] {
@@ -388,17 +414,21 @@ export class PodCIDRAllocator {
     return out;
   }
 
-  /** `allocated`: the pools' own sets already hold the blocks (fresh allocation). */
-  private record(nodeName: string, parsed: CIDR[], pools: PoolState[], allocated = false): void {
-    const overlaps = this.overlapMap();
+  /**
+   * Records a node's blocks as held and marks them used in every pool set they overlap.
+   * `allocated`: the placing pools' own sets already hold the blocks (fresh allocation).
+   */
+  private record(nodeName: string, parsed: CIDR[], pools: (PoolState | undefined)[], allocated = false): Set<PoolState> {
+    const touched = new Set<PoolState>();
     parsed.forEach((c, i) => {
-      const p = pools[i];
-      const set = p.sets[p.spec.families.findIndex((f) => f.family === c.family)];
-      if (!allocated) set.occupy(c.text);
-      for (const o of overlaps.get(set) ?? []) if (o.overlaps(c.text)) o.occupy(c.text);
+      this.held.add(c, nodeName);
+      const own = pools[i]?.sets[pools[i]!.spec.families.findIndex((f) => f.family === c.family)];
+      for (const s of this.setsOverlapping(c)) if (!(allocated && s === own)) s.occupy(c.text);
+      for (const e of [...this.rangesContaining(c), ...this.rangesInside(c)]) touched.add(e.pool);
     });
-    for (const p of pools) p.nodes.add(nodeName);
+    for (const p of pools) p?.nodes.add(nodeName);
     this.nodes.set(nodeName, { podCIDRs: parsed.map((c) => c.text), parsed, pools });
+    return touched;
   }
 
   /**
@@ -473,15 +503,14 @@ export class PodCIDRAllocator {
         continue;
       }
       const parsed = got.map((g) => parseCIDR(g.cidr));
-      this.record(
+      const touched = this.record(
         node.name,
         parsed,
         parsed.map(() => p),
         true,
       );
       got.forEach((g, i) => this.metrics?.allocated?.({ ...this.event(p, i), podCIDR: g.cidr, tries: g.tries }));
-      this.emitUsage(p);
-      if (this.metrics?.usage) for (const o of this.overlapPools(p)) this.emitUsage(o);
+      for (const t of touched) this.emitUsage(t);
       const why = p.spec.selector.fallback
         ? `fallback pool "${p.spec.name}" (no node selector)${matchedSkipped(cands, ci)}`
         : `pool "${p.spec.name}": selector "${p.spec.selector.text}" matches ${score} requirement(s)`;
@@ -491,30 +520,37 @@ export class PodCIDRAllocator {
     throw new CIDRNotAvailableError(node.name, tried);
   }
 
-  /** Gives back a node's blocks. Returns what it held, or undefined for an unknown node. */
+  /**
+   * Gives back a node's blocks. An address is free again only when no other recorded node holds
+   * any block covering it. Returns what the node held, or undefined for an unknown node.
+   */
   releaseNode(nodeName: string): NodeAllocation | undefined {
     const rec = this.nodes.get(nodeName);
     if (!rec) return undefined;
     this.nodes.delete(nodeName);
-    const overlaps = this.overlapMap();
+    for (const c of rec.parsed) this.held.remove(c, nodeName);
+    const touched = new Set<PoolState>();
     rec.parsed.forEach((c, i) => {
       const p = rec.pools[i];
-      const fi = p.spec.families.findIndex((f) => f.family === c.family);
-      const set = p.sets[fi];
-      set.release(c.text);
-      for (const o of overlaps.get(set) ?? []) if (o.overlaps(c.text)) o.release(c.text);
-      this.metrics?.released?.({ ...this.event(p, fi), podCIDR: c.text });
+      if (p) this.metrics?.released?.({ ...this.event(p, p.spec.families.findIndex((f) => f.family === c.family)), podCIDR: c.text });
+      // Still entirely held (by another node's equal or larger block): nothing becomes free.
+      if (this.held.covers(c)) return;
+      const inner = this.held.inside(c);
+      for (const e of [...this.rangesContaining(c), ...this.rangesInside(c)]) {
+        touched.add(e.pool);
+        e.set.release(c.text);
+        // Smaller blocks inside it that other nodes hold stay used.
+        for (const b of inner) if (e.set.overlaps(b.cidr.text)) e.set.occupy(b.cidr.text);
+      }
     });
-    for (const p of new Set(rec.pools)) {
-      p.nodes.delete(nodeName);
-      this.emitUsage(p);
-    }
-    return { podCIDRs: rec.podCIDRs, pools: rec.pools.map((p) => p.spec.name), pool: poolLabel(rec.pools) };
+    for (const p of rec.pools) p?.nodes.delete(nodeName);
+    for (const p of touched) this.emitUsage(p);
+    return { podCIDRs: rec.podCIDRs, pools: placedIn(rec.pools).map((p) => p.spec.name), pool: poolLabel(rec.pools) };
   }
 
   nodeAllocation(nodeName: string): NodeAllocation | undefined {
     const rec = this.nodes.get(nodeName);
-    return rec && { podCIDRs: rec.podCIDRs.slice(), pools: rec.pools.map((p) => p.spec.name), pool: poolLabel(rec.pools) };
+    return rec && { podCIDRs: rec.podCIDRs.slice(), pools: placedIn(rec.pools).map((p) => p.spec.name), pool: poolLabel(rec.pools) };
   }
 
   nodeNames(): string[] {
@@ -568,38 +604,15 @@ export class PodCIDRAllocator {
     this.index = null;
     return list;
   }
-
-  private overlapPools(p: PoolState): PoolState[] {
-    const m = this.overlapMap();
-    const sets = new Set(p.sets.flatMap((s) => m.get(s) ?? []));
-    return [...this.pools.values()].filter((q) => q !== p && q.sets.some((s) => sets.has(s)));
-  }
-
-  // CIDRs either nest or are disjoint, so a sweep in address order with a stack of open ranges
-  // finds every overlapping pair in O(n log n + pairs).
-  private overlapMap(): Map<CIDRSet, CIDRSet[]> {
-    if (this.overlaps) return this.overlaps;
-    const m = new Map<CIDRSet, CIDRSet[]>();
-    for (const fam of [4, 6] as const) {
-      const sets = [...this.pools.values()].flatMap((p) => p.sets.filter((s) => s.family === fam));
-      sets.sort((a, b) => cmpBig(a.cidr.addr, b.cidr.addr) || a.cidr.prefix - b.cidr.prefix);
-      const stack: CIDRSet[] = [];
-      for (const s of sets) {
-        while (stack.length > 0 && !cidrContains(stack[stack.length - 1].cidr, s.cidr)) stack.pop();
-        for (const o of stack) {
-          (m.get(s) ?? m.set(s, []).get(s)!).push(o);
-          (m.get(o) ?? m.set(o, []).get(o)!).push(s);
-        }
-        stack.push(s);
-      }
-    }
-    this.overlaps = m;
-    return m;
-  }
 }
 
-function poolLabel(pools: PoolState[]): string {
-  return [...new Set(pools.map((p) => p.spec.name))].join(',');
+function placedIn(pools: readonly (PoolState | undefined)[]): PoolState[] {
+  return pools.filter((p): p is PoolState => p !== undefined);
+}
+
+/** The pools' names, each once, in block order (blocks outside every pool have none). */
+function poolLabel(pools: readonly (PoolState | undefined)[]): string {
+  return [...new Set(placedIn(pools).map((p) => p.spec.name))].join(',');
 }
 
 function fraction(a: bigint, b: bigint): number {

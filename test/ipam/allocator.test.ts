@@ -109,8 +109,9 @@ describe('restore, overlap and exclusions', () => {
       reason: 'claimed-by-other-node',
       podCIDR: '10.0.1.0/25',
       otherNode: 'n1',
-      message: 'node "n2": pod CIDR 10.0.1.0/25 overlaps a block of node "n1"',
-      recorded: [],
+      message: 'node "n2": pod CIDR 10.0.1.0/25 overlaps a block of node "n1" (10.0.1.0/24)',
+      // Held all the same: the block is free only when neither node holds it.
+      recorded: ['10.0.1.0/25'],
     });
     expect(a.occupyNode('n3', ['172.16.0.0/24'])).toMatchObject({ ok: false, reason: 'outside-every-pool', message: 'node "n3": pod CIDR 172.16.0.0/24 lies outside every pool' });
     expect(a.occupyNode('n4', ['10.0.0.0/33'])).toMatchObject({ ok: false, reason: 'invalid-cidr' });
@@ -118,9 +119,11 @@ describe('restore, overlap and exclusions', () => {
     // A restored block is not handed out again.
     expect(a.allocateNode({ name: 'n5' }).podCIDRs).toEqual(['10.0.0.0/24']);
     expect(a.allocateNode({ name: 'n6' }).podCIDRs).toEqual(['10.0.2.0/24']);
-    // Moving a node to other blocks frees the old ones.
+    // Moving a node to other blocks frees the old ones, except what another node still holds:
+    // n2's 10.0.1.0/25 keeps its /24 used (n5, n6, n1's new block, n2's half).
     expect(a.occupyNode('n1', ['10.0.9.0/24'])).toMatchObject({ ok: true });
-    expect(a.stats()[0].used).toBe(3n);
+    expect(a.stats()[0].used).toBe(4n);
+    expect(a.occupyNode('n2', ['10.0.1.0/25'])).toMatchObject({ ok: true });
   });
 
   it('a node whose one block clashes still holds its other blocks', () => {
@@ -132,13 +135,13 @@ describe('restore, overlap and exclusions', () => {
       ok: false,
       reason: 'claimed-by-other-node',
       otherNode: 'intruder',
-      recorded: ['fd00::/120'],
+      recorded: ['10.0.0.0/24', 'fd00::/120'],
     });
-    expect(a.nodeAllocation('worker-1')?.podCIDRs).toEqual(['fd00::/120']);
+    expect(a.nodeAllocation('worker-1')?.podCIDRs).toEqual(['10.0.0.0/24', 'fd00::/120']);
     const next = a.allocateNode({ name: 'worker-2' }).podCIDRs;
     expect(next).toEqual(['10.0.1.0/24', 'fd00::100/120']);
     // A block outside every pool does not cost the node its pooled block either.
-    expect(a.occupyNode('worker-3', ['172.16.0.0/24', 'fd00::200/120'])).toMatchObject({ ok: false, reason: 'outside-every-pool', recorded: ['fd00::200/120'] });
+    expect(a.occupyNode('worker-3', ['172.16.0.0/24', 'fd00::200/120'])).toMatchObject({ ok: false, reason: 'outside-every-pool', recorded: ['172.16.0.0/24', 'fd00::200/120'] });
     expect(a.allocateNode({ name: 'worker-4' }).podCIDRs).toEqual(['10.0.2.0/24', 'fd00::300/120']);
     // Deleting the node frees what it held.
     a.releaseNode('worker-1');

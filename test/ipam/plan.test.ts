@@ -28,7 +28,7 @@ describe('planPodCIDRs', () => {
     });
     expect(r.failures).toEqual({
       stray: 'node "stray": pod CIDR 192.168.0.0/24 lies outside every pool',
-      dup: 'node "dup": pod CIDR 10.0.0.0/25 overlaps a block of node "old-1"',
+      dup: 'node "dup": pod CIDR 10.0.0.0/25 overlaps a block of node "old-1" (10.0.0.0/24)',
     });
     expect(r.decisions['old-1']).toEqual({ pool: 'default', reason: 'existing spec.podCIDRs', existing: true });
     expect(r.decisions['gpu-1'].pool).toBe('gpu');

@@ -141,7 +141,7 @@ export interface CloudClash {
 /**
  * Records a node's cloud ranges in the shared allocator and the range index, and lists what they
  * clash with. Ranges inside a pool are recorded there (the pool never hands them out again);
- * ranges outside every pool are normal in this mode unless they partly cover a pool. No I/O.
+ * ranges outside every pool are normal in this mode unless they contain a pool. No I/O.
  */
 export function recordCloudRanges(
   allocator: PodCIDRAllocator,
@@ -179,11 +179,11 @@ export function recordCloudRanges(
     if (!clashes.some((c) => c.kind === 'other-node')) {
       clashes.push({ kind: 'other-node', message: `the cloud's pod range ${r.podCIDR} for node ${node} overlaps the block of node ${r.otherNode ?? '?'}` });
     }
-  } else if (r.reason === 'outside-every-pool') {
+  } else if (r.reason === 'contains-pool') {
     for (const c of parsed) {
       for (const p of allocator.stats()) {
         for (const f of p.families) {
-          if (cidrsOverlap(parseCIDR(f.clusterCIDR), c)) clashes.push({ kind: 'pool', message: `the cloud's pod range ${c.text} for node ${node} partly covers pool ${p.name} (${f.clusterCIDR})` });
+          if (cidrsOverlap(parseCIDR(f.clusterCIDR), c)) clashes.push({ kind: 'pool', message: `the cloud's pod range ${c.text} for node ${node} contains pool ${p.name} (${f.clusterCIDR}): nothing inside it is handed out while the node holds it` });
         }
       }
     }

@@ -148,7 +148,7 @@ describe('recordCloudRanges', () => {
   const cases: { name: string; ranges: string[][]; service?: string[]; clashes: string[] }[] = [
     { name: 'inside the pool, disjoint', ranges: [['10.8.1.0/24'], ['10.8.2.0/24']], clashes: [] },
     { name: 'the same block as another node', ranges: [['10.8.1.0/24'], ['10.8.1.0/24']], clashes: ['other-node'] },
-    { name: 'partly covering the pool', ranges: [['10.8.0.0/15']], clashes: ['pool'] },
+    { name: 'containing the pool', ranges: [['10.8.0.0/15']], clashes: ['pool'] },
     { name: 'outside every pool: normal in this mode', ranges: [['192.168.0.0/24']], clashes: [] },
     { name: 'outside every pool, the same range as another node', ranges: [['192.168.0.0/24'], ['192.168.0.0/24']], clashes: ['other-node'] },
     { name: 'outside every pool, inside a bigger range of another node', ranges: [['192.168.0.0/22'], ['192.168.2.0/24']], clashes: ['other-node'] },
