@@ -10,6 +10,7 @@ import { realClock, type Clock } from '../../kube/clock.js';
 import { isConflict, isInvalid, isNotFound, writeOutcome } from '../../kube/errors.js';
 import { runWorkers, WorkQueue, type WorkerPool } from '../../kube/workqueue.js';
 import { silentLogger, type Logger } from '../../log.js';
+import { forEachChunked } from '../../util/yield.js';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../node.js';
 import type { NodeCache, NodeEventSink, NodeWriter } from '../seams.js';
 import type { PodCIDRClaimRequest, PodCIDRClaimResult, PodCIDRClaims } from './claims.js';
@@ -122,7 +123,13 @@ export class NodeIPAMController implements PodCIDRClaims {
     let restored = 0;
     // Oldest first: when two nodes claim one block, the node that had it first keeps it and the
     // newcomer gets the PodCIDRConflict Warning, whatever order the cache lists them in.
-    for (const node of restoreOrder(this.#o.nodes.list())) if (this.#occupy(node)) restored++;
+    // In chunks: the Lease renewal and the watches run between them however many nodes there are.
+    const order = restoreOrder(this.#o.nodes.list());
+    await forEachChunked(order, (node) => {
+      if (this.#occupy(node)) restored++;
+    });
+    // A node deleted between two chunks had no handler yet to release it.
+    for (const { metadata } of order) if (!this.#o.nodes.get(metadata.name)) this.#releaseBlocks(metadata.name, 'the node was deleted during the restore');
     for (const s of this.#o.sources) s.nodesRestored?.();
     this.#ready = true;
     this.#log.info({ restored, pools: this.allocator.poolNames() }, 'allocator loaded from existing nodes');
@@ -239,6 +246,9 @@ export class NodeIPAMController implements PodCIDRClaims {
   }
 
   #observe(node: NodeObject): void {
+    // Recorded with these very blocks already (the cache's replay right after the restore, status
+    // heartbeats): nothing to record or report again.
+    if (!this.#o.cloud && sameList(this.allocator.nodeAllocation(node.metadata.name)?.podCIDRs, nodePodCIDRs(node))) return;
     if (this.#occupy(node)) {
       // CloudAllocator: blocks written but the condition not yet (a failed status write, a restart).
       if (this.#o.cloud && !networkAvailable(node)) this.queue.add(node.metadata.name);
@@ -385,6 +395,10 @@ export class NodeIPAMController implements PodCIDRClaims {
     }
     return undefined;
   }
+}
+
+function sameList(a: readonly string[] | undefined, b: readonly string[]): boolean {
+  return a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** Nodes by creationTimestamp, then name: the order in which existing pod CIDRs are restored. */
