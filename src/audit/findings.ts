@@ -61,6 +61,8 @@ export const FINDING_KINDS = {
   NodeAddressInPool: 'warning',
   /** A pod CIDR inside no pool (set by hand, another allocator, or its pool was removed). */
   PodCIDROutsidePools: 'warning',
+  /** A pod CIDR that contains a pool (an old, wider range): nothing inside it is handed out. */
+  PodCIDRContainsPool: 'warning',
   /** A pod CIDR without this controller's annotation: another writer set it. */
   PodCIDRNotAllocated: 'warning',
   /** A CIDR that does not parse. */
@@ -212,7 +214,9 @@ export function auditFindings(input: AuditInput): AuditReport {
       case 'pod-service':
         return add('PodCIDRServiceOverlap', `pod CIDR overlaps a Service range: ${both}`, objs);
       case 'pod-pool':
-        insidePool.add(a);
+        // CIDRs nest: the pod CIDR lies inside the pool, or holds the whole pool.
+        if (inner.kind === 'pod') insidePool.add(inner);
+        else add('PodCIDRContainsPool', `pod CIDR contains a pool (nothing inside it is handed out while the node holds it): ${describe(outer.obj)} holds ${describe(inner.obj)}`, [outer.obj, inner.obj]);
         return;
       case 'pod-address':
         return add('NodeAddressInPodCIDR', `node address inside a pod CIDR: ${describe(b.obj)} in ${describe(a.obj)}`, [b.obj, a.obj]);

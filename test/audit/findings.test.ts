@@ -51,6 +51,14 @@ describe('auditFindings', () => {
       ],
     },
     {
+      name: 'a pod CIDR that contains a pool (a legacy /16 after --cluster-cidr was narrowed): contains, not "inside no pool"',
+      input: input({ nodes: [n('legacy', ['10.0.0.0/16'])], pools: [pool('p', '10.0.0.0/20')] }),
+      findings: [
+        ['PodCIDRContainsPool', 'pod CIDR contains a pool (nothing inside it is handed out while the node holds it): Node legacy (10.0.0.0/16) holds ClusterCIDR p (10.0.0.0/20)'],
+        ['PodCIDROutsidePools', 'Node legacy (10.0.0.0/16): pod CIDR inside no pool'],
+      ],
+    },
+    {
       name: 'no pool known (CloudAllocator, RangeAllocator audited without --cluster-cidr): no outside-pool findings',
       input: input({ nodes: [n('a', ['192.168.5.0/24'])] }),
       findings: [],
