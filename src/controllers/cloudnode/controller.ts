@@ -8,6 +8,7 @@ import { isConflict, isInvalid, isNotFound, writeOutcome } from '../../kube/erro
 import { RetryLaterError, runBatchWorkers, WorkQueue, type BatchResult, type WorkerPool } from '../../kube/workqueue.js';
 import type { Registry } from 'prom-client';
 import { silentLogger, type Logger } from '../../log.js';
+import { forEachLimited } from '../../util/limit.js';
 import { betaToGALabelUpdates } from '../labels.js';
 import { cloudNodeMetrics, type CloudNodeMetrics } from '../metrics.js';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../node.js';
@@ -43,15 +44,6 @@ export interface CloudNodeControllerOptions {
   notReadyRetryMs?: number;
   /** Node writes in flight per worker (default 8). */
   writesPerWorker?: number;
-}
-
-/** Runs `fn` over `items` with at most `limit` calls in flight. */
-async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) await fn(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
 }
 
 type SyncOutcome = { ok: true; requeueAfterMs?: number } | { ok: false; error: unknown };

@@ -4,7 +4,7 @@
 // InstanceMetadata.podCIDRs; this module asks for them, checks them against the shared allocator
 // (a clash with a pool, another node or a Service range is reported, never silently accepted) and
 // builds the node writes: spec.podCIDRs, then the NetworkUnavailable=False/RouteCreated condition.
-import type { CloudProvider } from '../../../providers/types.js';
+import type { CloudProvider, InstanceMetadata, InstanceResult } from '../../../providers/types.js';
 import { CIDRParseError, cidrsOverlap, cidrSize, formatCIDR, parseCIDR, prefixMask, type CIDR, type PodCIDRAllocator } from '../../ipam/index.js';
 import type { NodeObject } from '../node.js';
 import type { Registry } from 'prom-client';
@@ -17,40 +17,55 @@ export type CloudRangeResult =
   | { kind: 'none'; reason: string }
   | { kind: 'error'; error: Error };
 
+/** Most nodes asked about in one provider call, as the cloud node controller batches them. */
+export const CLOUD_RANGES_BATCH = 500;
+
 export interface CloudRanges {
-  rangesFor(node: NodeObject): Promise<CloudRangeResult>;
+  /** The cloud's pod ranges for each node (keyed by node name), in one provider call. */
+  rangesFor(nodes: readonly NodeObject[]): Promise<Map<string, CloudRangeResult>>;
 }
 
 /**
- * The provider's InstanceMetadata.podCIDRs for one node. With a registry the calls count in the
- * cloud-call metrics the cloud node controller uses (cloudprovider_requests_total, …_duration_seconds).
+ * The provider's InstanceMetadata.podCIDRs, one provider call per batch of nodes. With a registry
+ * the calls count in the cloud-call metrics the cloud node controller uses
+ * (cloudprovider_requests_total, …_duration_seconds).
  */
 export function cloudRangesFromProvider(provider: CloudProvider, options: { registry?: Registry; clock?: Clock } = {}): CloudRanges {
   const metrics = options.registry ? cloudNodeMetrics(options.registry) : undefined;
   const clock = options.clock ?? realClock;
   const labels = { provider: provider.name, operation: 'instancesMetadata' };
   return {
-    async rangesFor(node) {
-      const ref = { name: node.metadata.name, ...(node.spec?.providerID ? { providerID: node.spec.providerID } : {}), labels: node.metadata.labels ?? {} };
-      let res;
+    async rangesFor(nodes) {
+      const out = new Map<string, CloudRangeResult>();
+      if (nodes.length === 0) return out;
+      const refs = nodes.map((node) => ({ name: node.metadata.name, ...(node.spec?.providerID ? { providerID: node.spec.providerID } : {}), labels: node.metadata.labels ?? {} }));
+      let answers;
       const started = clock.now();
       try {
-        res = (await provider.instancesMetadata([ref])).get(node.metadata.name);
-        metrics?.cloudCalls.inc({ ...labels, result: res?.kind === 'error' || !res ? 'partial' : 'success' });
+        answers = await provider.instancesMetadata(refs);
+        const partial = refs.some((r) => (answers!.get(r.name)?.kind ?? 'error') === 'error');
+        metrics?.cloudCalls.inc({ ...labels, result: partial ? 'partial' : 'success' });
       } catch (err) {
         metrics?.cloudCalls.inc({ ...labels, result: 'error' });
-        return { kind: 'error', error: err instanceof Error ? err : new Error(String(err)) };
+        const error = err instanceof Error ? err : new Error(String(err));
+        for (const r of refs) out.set(r.name, { kind: 'error', error });
+        return out;
       } finally {
         metrics?.cloudCallDuration.observe(labels, (clock.now() - started) / 1000);
       }
-      if (!res) return { kind: 'error', error: new Error(`provider ${provider.name} gave no answer for node ${node.metadata.name}`) };
-      if (res.kind === 'error') return { kind: 'error', error: res.error };
-      if (res.kind === 'notFound') return { kind: 'none', reason: `the instance is not known to provider ${provider.name}${res.reason ? `: ${res.reason}` : ''}` };
-      const podCIDRs = res.value.podCIDRs ?? [];
-      if (podCIDRs.length === 0) return { kind: 'none', reason: `provider ${provider.name} reports no pod range (alias IP range) for the instance` };
-      return { kind: 'ranges', podCIDRs };
+      for (const { name } of refs) out.set(name, rangeResult(provider.name, name, answers.get(name)));
+      return out;
     },
   };
+}
+
+function rangeResult(provider: string, node: string, res: InstanceResult<InstanceMetadata> | undefined): CloudRangeResult {
+  if (!res) return { kind: 'error', error: new Error(`provider ${provider} gave no answer for node ${node}`) };
+  if (res.kind === 'error') return { kind: 'error', error: res.error };
+  if (res.kind === 'notFound') return { kind: 'none', reason: `the instance is not known to provider ${provider}${res.reason ? `: ${res.reason}` : ''}` };
+  const podCIDRs = res.value.podCIDRs ?? [];
+  if (podCIDRs.length === 0) return { kind: 'none', reason: `provider ${provider} reports no pod range (alias IP range) for the instance` };
+  return { kind: 'ranges', podCIDRs };
 }
 
 /**

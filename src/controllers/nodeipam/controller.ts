@@ -8,18 +8,22 @@ import { CIDRNotAvailableError, PodCIDRAllocator } from '../../ipam/index.js';
 import { CLOUD_POOL, POD_CIDR_POOL_ANNOTATION } from '../../audit/findings.js';
 import { realClock, type Clock } from '../../kube/clock.js';
 import { isConflict, isInvalid, isNotFound, writeOutcome } from '../../kube/errors.js';
-import { runWorkers, WorkQueue, type WorkerPool } from '../../kube/workqueue.js';
+import { runBatchWorkers, runWorkers, WorkQueue, type BatchResult, type WorkerPool } from '../../kube/workqueue.js';
 import { silentLogger, type Logger } from '../../log.js';
 import { forEachChunked } from '../../util/yield.js';
+import { forEachLimited } from '../../util/limit.js';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../node.js';
 import type { NodeCache, NodeEventSink, NodeWriter } from '../seams.js';
 import type { PodCIDRClaimRequest, PodCIDRClaimResult, PodCIDRClaims } from './claims.js';
 import { ipamMetricsSink } from './metrics.js';
 import type { EventObjectRef, PoolSource, PoolSourceHooks } from './pool-source.js';
-import { CloudRangeIndex, networkAvailable, networkAvailablePatch, recordCloudRanges, type CloudRanges } from './cloud-allocator.js';
+import { CLOUD_RANGES_BATCH, CloudRangeIndex, networkAvailable, networkAvailablePatch, recordCloudRanges, type CloudRangeResult, type CloudRanges } from './cloud-allocator.js';
 import type { EventType } from '../seams.js';
 
 export const NODE_IPAM_QUEUE = 'node-ipam';
+
+/** CloudAllocator: node writes in flight at once per batch of looked-up nodes. */
+const WRITES_PER_BATCH = 8;
 
 export const IPAMEventReason = {
   CIDRNotAvailable: 'CIDRNotAvailable',
@@ -138,7 +142,9 @@ export class NodeIPAMController implements PodCIDRClaims {
       update: (_o, n) => this.#observe(n),
       delete: (n) => this.#release(n),
     });
-    this.#pool = runWorkers(this.queue, this.#o.workers ?? 1, (name) => this.#sync(name), { logger: this.#log });
+    this.#pool = this.#o.cloud
+      ? runBatchWorkers(this.queue, this.#o.workers ?? 1, CLOUD_RANGES_BATCH, (names) => this.#syncCloudBatch(names), { logger: this.#log })
+      : runWorkers(this.queue, this.#o.workers ?? 1, (name) => this.#sync(name), { logger: this.#log });
   }
 
   async stop(): Promise<void> {
@@ -298,11 +304,29 @@ export class NodeIPAMController implements PodCIDRClaims {
     this.#wakeOne(released.pools, why);
   }
 
+  /**
+   * CloudAllocator: the nodes waiting in the queue (up to 500) are looked up in one provider call,
+   * then written a few at a time, as the cloud node controller batches its lookups.
+   */
+  async #syncCloudBatch(names: string[]): Promise<BatchResult<string>> {
+    const lookup = names.map((n) => this.#o.nodes.get(n)).filter((n): n is NodeObject => n !== undefined && nodePodCIDRs(n).length === 0 && !(this.#o.leaveTaintedNodes && hasUninitializedTaint(n)));
+    const answers = await this.#o.cloud!.ranges.rangesFor(lookup);
+    const failed = new Map<string, unknown>();
+    await forEachLimited(names, WRITES_PER_BATCH, async (name) => {
+      try {
+        await this.#sync(name, answers.get(name));
+      } catch (err) {
+        failed.set(name, err);
+      }
+    });
+    return { failed };
+  }
+
   /** CloudAllocator: the cloud's ranges, recorded and checked; undefined when there are none yet. */
-  async #cloudRanges(node: NodeObject): Promise<string[]> {
+  async #cloudRanges(node: NodeObject, answer?: CloudRangeResult): Promise<string[]> {
     const cloud = this.#o.cloud!;
     const name = node.metadata.name;
-    const r = await cloud.ranges.rangesFor(node);
+    const r = answer ?? (await cloud.ranges.rangesFor([node])).get(name) ?? { kind: 'error', error: new Error(`no answer for node ${name}`) };
     if (r.kind !== 'ranges') {
       const why = r.kind === 'none' ? r.reason : r.error.message;
       this.#o.events.emit(node, 'Warning', IPAMEventReason.CloudRangeNotAvailable, `no pod range from the cloud: ${why}`);
@@ -314,8 +338,9 @@ export class NodeIPAMController implements PodCIDRClaims {
     return podCIDRs;
   }
 
-  async #sync(name: string): Promise<void> {
-    const node = await this.#assign(name);
+  /** `cloudAnswer`: the node's cloud ranges, already looked up in a batch (CloudAllocator). */
+  async #sync(name: string, cloudAnswer?: CloudRangeResult): Promise<void> {
+    const node = await this.#assign(name, cloudAnswer);
     // CloudAllocator: after the spec write (never in it: status is its own subresource), the
     // condition. A failure here retries this step only: the blocks are already written.
     if (this.#o.cloud && node && nodePodCIDRs(node).length > 0 && !networkAvailable(node)) {
@@ -324,7 +349,7 @@ export class NodeIPAMController implements PodCIDRClaims {
   }
 
   /** Writes the node's blocks unless it has some; returns the latest node seen (undefined: gone or left alone). */
-  async #assign(name: string): Promise<NodeObject | undefined> {
+  async #assign(name: string, cloudAnswer?: CloudRangeResult): Promise<NodeObject | undefined> {
     let node = this.#o.nodes.get(name);
     for (let attempt = 0; node; attempt++) {
       if (nodePodCIDRs(node).length > 0) return node;
@@ -332,7 +357,8 @@ export class NodeIPAMController implements PodCIDRClaims {
       let podCIDRs: string[];
       let pool: string;
       if (this.#o.cloud) {
-        podCIDRs = await this.#cloudRanges(node);
+        // The batch's answer serves the first attempt; a retry after a conflict asks again.
+        podCIDRs = await this.#cloudRanges(node, attempt === 0 ? cloudAnswer : undefined);
         pool = CLOUD_POOL;
       } else {
         try {

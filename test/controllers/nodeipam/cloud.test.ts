@@ -11,7 +11,9 @@ import type { NodeObject } from '../../../src/controllers/node.js';
 import { createNode } from '../harness.js';
 import { until } from '../memory-nodes.js';
 import { ip } from '../builders.js';
-import { podCIDRsOf, startReplica, type Replica } from './harness.js';
+import { podCIDRsOf, startReplica, storedNodes, type Replica } from './harness.js';
+import { GceEmulator, staticTokenAuthClient } from '../../emulators/gce/server.js';
+import { ComputeInstanceSource, createInstancesClient, GceProvider, type GceConfig } from '../../../providers/gce/index.js';
 
 let api: ApiServerDouble;
 let replicas: Replica[] = [];
@@ -95,12 +97,12 @@ describe('CloudAllocator: a node deleted while its range is looked up', () => {
     const gate = new Promise<void>((resolve) => (open = resolve));
     let asked = false;
     const ranges = {
-      rangesFor: async (node: NodeObject) => {
-        if (node.metadata.name === 'gone') {
+      rangesFor: async (nodes: readonly NodeObject[]) => {
+        if (nodes.some((n) => n.metadata.name === 'gone')) {
           asked = true;
           await gate;
         }
-        return provider.rangesFor(node);
+        return provider.rangesFor(nodes);
       },
     };
     const r = await startReplica(api, { cloud: ranges });
@@ -192,4 +194,45 @@ describe('CloudRangeIndex', () => {
     }
     expect(index.size).toBe(held.size);
   });
+});
+
+describe('CloudAllocator batches its lookups (GCE provider against the compute v1 emulator)', () => {
+  it('1,200 nodes waiting for ranges cost one provider call per 500 nodes, not one per node', async () => {
+    const project = 'batch-proj';
+    const emu = new GceEmulator();
+    await emu.start();
+    const config: GceConfig = { project, zones: ['us-central1-a'], apiEndpoint: emu.url, stackType: 'IPV4' };
+    const gce = new GceProvider(config, new ComputeInstanceSource(await createInstancesClient(config, { authClient: staticTokenAuthClient() }), config, undefined, 1_000), { listingMaxAgeMs: 0 });
+    const count = 1200;
+    try {
+      for (let i = 0; i < count; i++) {
+        const name = `gce-${String(i).padStart(4, '0')}`;
+        emu.addInstance(project, 'us-central1-a', {
+          name,
+          networkInterfaces: [{ name: 'nic0', networkIP: `10.0.${i >> 8}.${i & 255}`, aliasIpRanges: [{ ipCidrRange: `10.${64 + (i >> 8)}.${i & 255}.0/24` }] }],
+        });
+        createNode(api, { name, tainted: false, providerID: `gce://${project}/us-central1-a/${name}` });
+      }
+      let calls = 0;
+      let largest = 0;
+      const counted: typeof gce = Object.create(gce) as typeof gce;
+      counted.instancesMetadata = (refs, signal) => {
+        calls++;
+        largest = Math.max(largest, refs.length);
+        return gce.instancesMetadata(refs, signal);
+      };
+      const r = await startReplica(api, { cloud: cloudRangesFromProvider(counted), workers: 2 });
+      replicas.push(r);
+      await until(() => storedNodes(api).every((n) => podCIDRsOf(api, n.metadata.name).length > 0), 60_000, 'every node has its cloud range');
+      expect(podCIDRsOf(api, 'gce-0513')).toEqual(['10.66.1.0/24']);
+      // The nodes were queued together (restore replay): batches of at most 500.
+      expect(largest).toBeLessThanOrEqual(500);
+      expect(calls).toBe(Math.ceil(count / 500));
+      // Each provider call lists the zone once (one page per 500 instances), never instances.get.
+      expect(emu.count('get')).toBe(0);
+    } finally {
+      await gce.close();
+      await emu.stop();
+    }
+  }, 90_000);
 });
