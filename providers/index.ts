@@ -1,8 +1,3 @@
-// Importing this module registers every built-in adapter with the provider registry.
-import './static/index.js';
-import './fake/index.js';
-import './aws/index.js';
-import './gce/register.js';
-import './kind/register.js';
-
-export { createProvider, knownProviders, registerProvider } from './registry.js';
+// The provider registry. Importing this module loads no adapter: each one (and its cloud SDK) is
+// imported when createProvider() is asked for it.
+export { checkProviderFlags, createProvider, knownProviders, providerInfo, registerProvider, type CloudConfigUse, type ProviderInfo } from './registry.js';

@@ -1,20 +1,110 @@
-// --cloud-provider NAME → adapter. Each adapter folder registers one factory here.
+// --cloud-provider NAME → adapter. The registry knows every built-in provider by name and by what
+// it needs on the command line without loading it: an adapter (and its cloud SDK, tens of MB and
+// up to seconds of start-up) is imported only when a process asks for that provider.
 import type { CloudProvider, ProviderFactory, ProviderOptions } from './types.js';
 
-const factories = new Map<string, ProviderFactory>();
+/** What --cloud-config means to a provider. */
+export type CloudConfigUse = 'required' | 'optional' | 'none';
+
+/** A built-in provider as the registry knows it before its module is loaded. */
+export interface ProviderInfo {
+  name: string;
+  /** One line for --help and errors. */
+  summary: string;
+  cloudConfig: CloudConfigUse;
+  /** What the --cloud-config file is (named in the "required" error). */
+  cloudConfigHint?: string;
+  /** Packages the adapter loads; a process using another provider never imports them. */
+  sdk: readonly string[];
+}
+
+interface BuiltIn extends ProviderInfo {
+  /** The adapter's register module; each one exports `create`. */
+  load(): Promise<{ create: ProviderFactory }>;
+}
+
+// Literal import() paths, so a bundler can split each adapter into its own chunk.
+const BUILT_IN: readonly BuiltIn[] = [
+  {
+    name: 'aws', summary: 'Amazon EC2 (DescribeInstances)', cloudConfig: 'optional', sdk: ['@aws-sdk/client-ec2'],
+    load: () => import('./aws/register.js'),
+  },
+  {
+    name: 'fake', summary: 'an empty in-memory cloud (simulations and tests)', cloudConfig: 'none', sdk: [],
+    load: () => import('./fake/register.js'),
+  },
+  {
+    name: 'gce', summary: 'Google Compute Engine (instances API)', cloudConfig: 'required', cloudConfigHint: 'gce.conf with [global] project-id', sdk: ['@google-cloud/compute'],
+    load: () => import('./gce/register.js'),
+  },
+  {
+    name: 'kind', summary: 'kind node containers over the Docker API', cloudConfig: 'required', cloudConfigHint: 'YAML with at least "cluster"', sdk: [],
+    load: () => import('./kind/register.js'),
+  },
+  {
+    name: 'static', summary: 'nodes listed in a YAML file, re-read on change', cloudConfig: 'required', cloudConfigHint: 'a YAML file listing the nodes', sdk: [],
+    load: () => import('./static/register.js'),
+  },
+];
+
+const builtIn = new Map(BUILT_IN.map((p) => [p.name, p]));
+/** Added at run time by embedders and tests; a name here wins over a built-in. */
+const extra = new Map<string, ProviderFactory>();
 
 export function registerProvider(name: string, factory: ProviderFactory): void {
-  factories.set(name, factory);
+  extra.set(name, factory);
 }
 
 export function knownProviders(): string[] {
-  return [...factories.keys()].sort();
+  return [...new Set([...builtIn.keys(), ...extra.keys()])].sort();
 }
 
-export async function createProvider(name: string, options: ProviderOptions): Promise<CloudProvider> {
-  const factory = factories.get(name);
-  if (!factory) {
-    throw new Error(`--cloud-provider: unknown provider "${name}" (known: ${knownProviders().join(', ') || 'none'})`);
+/** What the registry knows about a built-in provider, without loading it. */
+export function providerInfo(name: string): ProviderInfo | undefined {
+  const p = builtIn.get(name);
+  if (!p) return undefined;
+  const { load: _load, ...info } = p;
+  return info;
+}
+
+function unknownProvider(name: string): Error {
+  return new Error(`--cloud-provider: unknown provider "${name}" (known: ${knownProviders().join(', ') || 'none'})`);
+}
+
+/**
+ * Checks what can be checked without loading the adapter or touching a file: the name, and that
+ * --cloud-config is given when the provider needs one.
+ */
+export function checkProviderFlags(name: string, options: ProviderOptions): void {
+  if (extra.has(name)) return;
+  const p = builtIn.get(name);
+  if (!p) throw unknownProvider(name);
+  if (p.cloudConfig === 'required' && !options.cloudConfig) {
+    throw new Error(`--cloud-config: required by --cloud-provider ${name} (${p.cloudConfigHint ?? 'the provider configuration'})`);
   }
-  return factory(options);
+}
+
+/** True when `err` says the module `pkg` (or a file in it) is not installed. */
+function isMissing(err: unknown, pkg: string): boolean {
+  const e = err as NodeJS.ErrnoException | undefined;
+  if (e?.code !== 'ERR_MODULE_NOT_FOUND' && e?.code !== 'MODULE_NOT_FOUND') return false;
+  return typeof e.message === 'string' && e.message.includes(`'${pkg}`);
+}
+
+/** Builds the provider named by --cloud-provider, importing only that adapter and its SDK. */
+export async function createProvider(name: string, options: ProviderOptions): Promise<CloudProvider> {
+  const factory = extra.get(name);
+  if (factory) return factory(options);
+  checkProviderFlags(name, options);
+  const p = builtIn.get(name) as BuiltIn;
+  let mod: { create: ProviderFactory };
+  try {
+    mod = await p.load();
+  } catch (err) {
+    // A single-cloud image leaves the other clouds' SDKs out; say so instead of a bare stack.
+    const pkg = p.sdk.find((s) => isMissing(err, s));
+    if (pkg) throw new Error(`--cloud-provider: ${name} needs ${pkg}, which this installation does not include (an image built for another cloud?)`, { cause: err });
+    throw err;
+  }
+  return mod.create(options);
 }

@@ -3,7 +3,10 @@ export * from './nodeip/index.js';
 export { FakeCloudProvider, type FakeCall, type FakeInstanceInput, type FakeMethod } from '../providers/fake/fake.js';
 export { parseStaticCloudConfig, StaticCloudProvider, StaticConfigError, type StaticCloudConfig } from '../providers/static/index.js';
 export * from './featuregates/index.js';
-export { awsNodeAddresses, parseAWSProviderID, parseAWSCloudConfig, AWSCloudProvider, type AWSIPFamily, type AWSProviderID } from '../providers/aws/index.js';
+// AWSCloudProvider loads the EC2 SDK, so it is exported from 'node-address-ccm/providers/aws' only.
+export { awsNodeAddresses, type AWSIPFamily } from '../providers/aws/addresses.js';
+export { parseAWSProviderID, type AWSProviderID } from '../providers/aws/provider-id.js';
+export { parseAWSCloudConfig } from '../providers/aws/config.js';
 export * from './ipam/index.js';
 export * from './sim/apiserver/index.js';
 export { gceNodeAddresses, gcePodCIDRs, parseGceProviderID, formatGceProviderID, parseGceConfig, GceProvider, type GceStackType, type GceInstance, type GceProviderID, type GceConfig } from '../providers/gce/index.js';

@@ -1,7 +1,7 @@
 // The Compute API side of the adapter: InstancesClient over the REST transport, paged with the
 // library's async iterators. Credentials come from Application Default Credentials unless a
 // client is injected (tests pass a static-token auth client so no metadata server is asked).
-import type { InstancesClient } from '@google-cloud/compute';
+import type { InstancesClient } from '@google-cloud/compute/build/src/v1/instances_client.js';
 import type { GceInstance } from './addresses.js';
 import { parseApiEndpoint, type GceConfig } from './config.js';
 import { GCE_PAGE_SIZE, type GceInstanceSource, type ListedInstance } from './provider.js';
@@ -14,8 +14,9 @@ export interface GceClientOptions {
 }
 
 export async function createInstancesClient(config: GceConfig, options: GceClientOptions = {}): Promise<InstancesClient> {
-  // Loaded lazily: the compute protos are large and only the gce provider needs them.
-  const { InstancesClient: Client } = await import('@google-cloud/compute');
+  // Loaded lazily: the compute protos are large and only the gce provider needs them. The v1
+  // instances client alone: the package index would load all ~190 clients of v1 and v1beta.
+  const { InstancesClient: Client } = await import('@google-cloud/compute/build/src/v1/instances_client.js');
   const opts: Record<string, unknown> = { fallback: true };
   if (config.apiEndpoint) {
     const ep = parseApiEndpoint(config.apiEndpoint);

@@ -1,5 +1,6 @@
-// Side-effect import: makes --cloud-provider gce available.
-import { registerProvider } from '../registry.js';
+// `--cloud-provider gce`: the registry imports this module only when a process asks for gce; the
+// Compute client itself is imported when the provider is built.
+import type { ProviderFactory } from '../types.js';
 import { createGceProvider } from './index.js';
 
-registerProvider('gce', (options) => createGceProvider(options));
+export const create: ProviderFactory = (options) => createGceProvider(options);

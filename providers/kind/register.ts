@@ -1,5 +1,5 @@
-// Side-effect import: makes --cloud-provider kind available.
-import { registerProvider } from '../registry.js';
+// `--cloud-provider kind`: the registry imports this module only when a process asks for kind.
+import type { ProviderFactory } from '../types.js';
 import { createKindProvider } from './index.js';
 
-registerProvider('kind', (options) => createKindProvider(options));
+export const create: ProviderFactory = (options) => createKindProvider(options);
