@@ -3,9 +3,8 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { USAGE_EXIT_CODE, UsageError } from '../exit-codes.js';
-import { createLogger } from '../../log.js';
-import { loadRbacDir, type RbacPolicy } from '../../sim/apiserver/rbac.js';
-import { startApiServerDouble, type UserSpec } from '../../sim/apiserver/server.js';
+import type { RbacPolicy } from '../../sim/apiserver/rbac.js';
+import type { UserSpec } from '../../sim/apiserver/server.js';
 
 interface ApiserverOptions {
   port: string;
@@ -53,6 +52,10 @@ export function register(program: Command): void {
       const port = intFlag('--port', opts.port, 0, 65535);
       const historySize = intFlag('--history-size', opts.historySize, 1, 10_000_000);
       const users = opts.user.map(parseUserFlag);
+      // Imported when the command runs: --help loads no server or logger.
+      const [{ createLogger }, { loadRbacDir }, { startApiServerDouble }] = await Promise.all([
+        import('../../log.js'), import('../../sim/apiserver/rbac.js'), import('../../sim/apiserver/server.js'),
+      ]);
       let rbac: RbacPolicy | undefined;
       if (opts.rbac !== undefined) {
         try {

@@ -5,9 +5,9 @@
 // 3 the cluster could not be read.
 import type { Command } from 'commander';
 import { CIDRParseError, parseCIDRList } from '../../ipam/cidr.js';
-import { KubeClient, loadKubeConfig } from '../../kube/client.js';
+import type { KubeClient } from '../../kube/client.js';
 import { AUDIT_VISIBILITY, auditFindings, formatAuditReport } from '../../audit/findings.js';
-import { collectAuditInput, type CollectOptions } from '../../audit/collect.js';
+import type { CollectOptions } from '../../audit/collect.js';
 import { USAGE_EXIT_CODE, UsageError } from '../exit-codes.js';
 
 export const AUDIT_CONFLICT_EXIT_CODE = 1;
@@ -47,6 +47,8 @@ export function register(program: Command): void {
       if (flags.output !== 'text' && flags.output !== 'json') throw usage(`--output: "${flags.output}" is not text or json`);
       checkCIDRs('--cluster-cidr', flags.clusterCidr);
       checkCIDRs('--service-cluster-ip-range', flags.serviceClusterIpRange);
+      // Imported when the command runs: --help loads no Kubernetes client.
+      const [{ KubeClient, loadKubeConfig }, { collectAuditInput }] = await Promise.all([import('../../kube/client.js'), import('../../audit/collect.js')]);
       let client: KubeClient;
       try {
         client = new KubeClient(loadKubeConfig(flags.kubeconfig !== undefined ? { kubeconfig: flags.kubeconfig } : {}), { userAgent: 'node-address-ccm-audit' });

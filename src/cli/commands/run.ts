@@ -1,17 +1,17 @@
 // `node-address-ccm run` (the default command): the external cloud-controller-manager process.
-// Flags use cloud-controller-manager's names and Kubernetes' value forms.
+// Flags use cloud-controller-manager's names and Kubernetes' value forms. The process itself
+// (manager, client, logger) is imported when the command runs, so --help stays light.
 import type { Command } from 'commander';
 import { UsageError } from '../exit-codes.js';
-import { createLogger, type Logger } from '../../log.js';
-import { HealthServer } from '../../kube/health.js';
-import { ControllerManager, type ManagerDeps } from '../../manager/manager.js';
+import type { Logger } from '../../log.js';
 import { resolveRunOptions, RUN_DEFAULTS, type RawRunFlags, type RunOptions } from '../../manager/options.js';
+import { knownProviders } from '../../../providers/registry.js';
 
 /** Adds the `run` flags to a command (shared with `simulate`, which passes some of them through). */
 export function addRunFlags(cmd: Command): Command {
   return cmd
     .option('--kubeconfig <path>', 'kubeconfig file (in-cluster config when absent)')
-    .option('--cloud-provider <name>', 'cloud provider (static, fake, aws, gce, kind); needed when cloud-node runs')
+    .option('--cloud-provider <name>', `cloud provider (${knownProviders().join(', ')}); needed when cloud-node runs`)
     .option('--cloud-config <path>', "the cloud provider's configuration file")
     .option('--feature-gates <list>', 'feature gates, e.g. CloudDualStackNodeIPs=true')
     .option('--controllers <list>', "controllers to run: '*' (cloud-node, node-ipam), 'name', '-name' disables", RUN_DEFAULTS.controllers)
@@ -44,77 +44,13 @@ export function runOptionsFromCommand(opts: RawRunFlags): RunOptions {
   }
 }
 
-/** Builds the manager; option values the libraries reject (gates, CIDRs) are usage errors. */
-export function buildManager(options: RunOptions, deps: ManagerDeps): ControllerManager {
-  try {
-    return new ControllerManager(options, deps);
-  } catch (err) {
-    // Library validation errors name the flag first ("--feature-gates: …", "--cluster-cidr: …").
-    if (err instanceof Error && err.message.startsWith('--')) throw new UsageError(err.message);
-    throw err;
-  }
-}
-
-export interface RunningProcess {
-  manager: ControllerManager;
-  health: HealthServer | undefined;
-  /** Resolves with the process exit code. */
-  done: Promise<number>;
-  stop(): void;
-}
-
-/** Starts the manager and its health server; SIGTERM/SIGINT stop it and release the lease. */
-export async function startProcess(options: RunOptions, logger: Logger, deps: ManagerDeps = {}, signals = true): Promise<RunningProcess> {
-  const manager = buildManager(options, { logger, ...deps });
-  try {
-    // An unknown --cloud-provider or an unusable --cloud-config is a usage error (exit 2).
-    await manager.loadProvider();
-  } catch (err) {
-    manager.client.close();
-    if (err instanceof Error && err.message.startsWith('--')) throw new UsageError(err.message);
-    throw err;
-  }
-  const health = await HealthServer.start({
-    address: options.bindAddress,
-    port: options.securePort,
-    registry: manager.registry,
-    logger,
-    livez: [{ name: 'controllers', check: () => manager.notLiveReason() }],
-    readyz: [{ name: 'connected', check: () => manager.notReadyReason() }],
-  });
-  if (health) logger.info({ url: health.url }, 'serving /metrics, /livez, /readyz, /healthz');
-  const abort = new AbortController();
-  const onSignal = (sig: NodeJS.Signals): void => {
-    logger.info({ signal: sig }, 'shutting down');
-    abort.abort();
-  };
-  if (signals) {
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
-  }
-  const done = manager.run(abort.signal).then(
-    (end) => {
-      if (end === 'lost') logger.error('leader election lost: exiting');
-      return end === 'lost' ? 1 : 0;
-    },
-    (err: unknown) => {
-      logger.error({ err }, 'controller manager failed');
-      return 1;
-    },
-  ).finally(async () => {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
-    await health?.close();
-  });
-  return { manager, health, done, stop: () => abort.abort() };
-}
-
 export function register(program: Command): void {
   const cmd = program
     .command('run', { isDefault: true })
     .description('run the cloud node and node IPAM controllers (the external cloud-controller-manager)');
   addRunFlags(cmd).action(async (opts: RawRunFlags) => {
     const options = runOptionsFromCommand(opts);
+    const [{ createLogger }, { startProcess }] = await Promise.all([import('../../log.js'), import('./run-process.js')]);
     let logger: Logger;
     try {
       logger = createLogger({ level: options.logLevel });

@@ -2,9 +2,8 @@
 // simulated cluster, with progress and a final table.
 import type { Command } from 'commander';
 import { UsageError } from '../exit-codes.js';
-import { createLogger, type Logger } from '../../log.js';
+import type { Logger } from '../../log.js';
 import { parseIntFlag, parseGoDuration } from '../../manager/options.js';
-import { runSimulation } from '../../sim/cluster/run.js';
 import { SIM_MAX_NODES } from '../../sim/cluster/scenario.js';
 
 interface SimulateFlags {
@@ -25,6 +24,8 @@ export function register(program: Command): void {
     .option('--full-table', 'print every node even for large clusters')
     .option('--log-level <level>', 'controller logs on stderr: fatal, error, warn, info, debug, trace or silent', 'silent')
     .action(async (flags: SimulateFlags) => {
+      // Imported when the command runs: --help loads no Kubernetes client.
+      const [{ createLogger }, { runSimulation }] = await Promise.all([import('../../log.js'), import('../../sim/cluster/run.js')]);
       let nodes: number;
       let timeoutMs: number;
       let logger: Logger;
