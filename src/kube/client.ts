@@ -386,13 +386,18 @@ export class KubeClient {
   }
 
   /** Lists every page (limit/continue) and returns all items with the list's resourceVersion. */
-  async listAll<T extends KubeObject>(res: ResourceType, opts: Omit<ListOptions, 'continue'> & { pageSize?: number } = {}): Promise<{ items: T[]; resourceVersion: string }> {
+  /**
+   * Every page of a LIST. `transform` is applied page by page, so only one page of whole objects is
+   * held at a time however large the collection is.
+   */
+  async listAll<T extends KubeObject>(res: ResourceType, opts: Omit<ListOptions, 'continue'> & { pageSize?: number; transform?: (obj: T) => T } = {}): Promise<{ items: T[]; resourceVersion: string }> {
     const items: T[] = [];
     let cont: string | undefined;
     let rv = '';
+    const { transform, ...listOpts } = opts;
     do {
-      const page = await this.list<T>(res, { ...opts, limit: opts.pageSize ?? opts.limit ?? 500, continue: cont });
-      items.push(...(page.items ?? []));
+      const page = await this.list<T>(res, { ...listOpts, limit: opts.pageSize ?? opts.limit ?? 500, continue: cont });
+      for (const item of page.items ?? []) items.push(transform ? transform(item) : item);
       rv = page.metadata?.resourceVersion ?? rv;
       cont = page.metadata?.continue || undefined;
     } while (cont);

@@ -27,7 +27,7 @@ export interface WatcherEvents<T> {
   relist: [reason: string];
 }
 
-export interface WatcherOptions {
+export interface WatcherOptions<T extends KubeObject = KubeObject> {
   client: KubeClient;
   resource: ResourceType;
   namespace?: string;
@@ -35,6 +35,12 @@ export interface WatcherOptions {
   fieldSelector?: string;
   /** Page size of lists (default 500). */
   pageSize?: number;
+  /**
+   * Applied to every object as it arrives (each LIST page, each watch event) before it is cached:
+   * keeps only what the controllers read, so the cache holds small objects (client-go's
+   * SetTransform). Must not return the input's dropped parts.
+   */
+  transform?: (obj: T) => T;
   /** Restart a watch after this long without any event or bookmark (default 90 s). */
   staleAfterMs?: number;
   /** Server-side watch timeout in seconds; default random 300–600 so watches do not all end together. */
@@ -59,7 +65,7 @@ function keyOf(obj: KubeObject): string {
 }
 
 export class Watcher<T extends KubeObject> {
-  readonly #opts: WatcherOptions;
+  readonly #opts: WatcherOptions<T>;
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #backoff: Backoff;
@@ -85,7 +91,7 @@ export class Watcher<T extends KubeObject> {
   /** Resolves after the first successful list; rejects if stopped before. */
   readonly synced: Promise<void>;
 
-  constructor(options: WatcherOptions) {
+  constructor(options: WatcherOptions<T>) {
     this.#opts = options;
     this.#clock = options.clock ?? realClock;
     this.#log = (options.logger ?? silentLogger).child({ watcher: options.resource.plural });
@@ -241,6 +247,7 @@ export class Watcher<T extends KubeObject> {
         fieldSelector: this.#opts.fieldSelector,
         pageSize: this.#opts.pageSize ?? 500,
         signal: ac.signal,
+        ...(this.#opts.transform ? { transform: this.#opts.transform } : {}),
       });
     } catch (err) {
       // Keep waiters for the retry.
@@ -325,7 +332,8 @@ export class Watcher<T extends KubeObject> {
     return received === 0 && this.#clock.now() - started < 1000;
   }
 
-  #apply(type: string, obj: T): void {
+  #apply(type: string, received: T): void {
+    const obj = this.#opts.transform && (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') ? this.#opts.transform(received) : received;
     switch (type) {
       case 'ADDED':
       case 'MODIFIED': {

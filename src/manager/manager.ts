@@ -22,6 +22,7 @@ import { featureGateWarnings, parseFeatureGates } from '../featuregates/index.js
 import { KubeClient, loadKubeConfig } from '../kube/client.js';
 import { LeaderElector } from '../kube/leader.js';
 import { NODES, type KubeObject } from '../kube/types.js';
+import { slimNode } from '../controllers/node-transform.js';
 import { nodeReference } from '../kube/events.js';
 import { Watcher } from '../kube/watcher.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -50,6 +51,8 @@ export interface ManagerDeps {
   userAgent?: string;
   /** Period of the node IPAM audit (findings gauge and conflict events; default 60 s). */
   auditIntervalMs?: number;
+  /** What the node cache keeps of each Node (default slimNode: only what the controllers read). */
+  nodeTransform?: <T extends NodeObject>(node: T) => T;
 }
 
 export type ManagerExit = 'cancelled' | 'lost';
@@ -122,6 +125,7 @@ export class ControllerManager {
     this.client = new KubeClient(kc, { writeTimeoutMs: writeTimeoutMs(options.leaderElection), userAgent: deps.userAgent ?? COMPONENT, fieldManager: COMPONENT });
     this.watcher = new Watcher<NodeObject & KubeObject>({
       client: this.client, resource: NODES, logger: this.#log, staleAfterMs: deps.watchStaleAfterMs ?? 90_000,
+      transform: deps.nodeTransform ?? slimNode,
     });
   }
 

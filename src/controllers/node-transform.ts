@@ -1,0 +1,53 @@
+// What the node cache keeps of each Node: only the fields some controller reads. A real Node is
+// 10–20 KB of JSON (status.images, managedFields, nodeInfo, volumes); the controllers read well
+// under 1 KB of it. Applied to every object as it arrives from LIST (page by page) and WATCH, as
+// client-go's informer SetTransform is used to drop managedFields. Writes never send a cached
+// object back (they are merge patches of the fields they change), so what is dropped here is
+// never erased on the server.
+import { PROVIDED_NODE_IP_ANNOTATION, type NodeObject } from './node.js';
+import { POD_CIDR_POOL_ANNOTATION } from '../audit/findings.js';
+
+/** Annotations some controller reads; every other annotation is dropped from the cache. */
+export const CACHED_NODE_ANNOTATIONS: readonly string[] = [PROVIDED_NODE_IP_ANNOTATION, POD_CIDR_POOL_ANNOTATION];
+
+/** Node condition types some controller reads (lifecycle: Ready; CloudAllocator: NetworkUnavailable). */
+export const CACHED_NODE_CONDITIONS: readonly string[] = ['Ready', 'NetworkUnavailable'];
+
+const META_KEYS = ['name', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'labels', 'finalizers'] as const;
+const SPEC_KEYS = ['providerID', 'podCIDR', 'podCIDRs', 'taints'] as const;
+
+/** The cached form of a Node: a new object sharing nothing mutable with the input's dropped parts. */
+export function slimNode<T extends NodeObject>(node: T): T {
+  const m = node.metadata;
+  const metadata: NodeObject['metadata'] = { name: m.name };
+  for (const k of META_KEYS) if (m[k] !== undefined) (metadata as Record<string, unknown>)[k] = m[k];
+  if (m.annotations) {
+    const kept: Record<string, string> = {};
+    let any = false;
+    for (const k of CACHED_NODE_ANNOTATIONS) {
+      if (Object.prototype.hasOwnProperty.call(m.annotations, k)) {
+        kept[k] = m.annotations[k] as string;
+        any = true;
+      }
+    }
+    if (any) metadata.annotations = kept;
+  }
+  const out: NodeObject = { metadata };
+  if (node.apiVersion !== undefined) out.apiVersion = node.apiVersion;
+  if (node.kind !== undefined) out.kind = node.kind;
+  if (node.spec) {
+    const spec: NonNullable<NodeObject['spec']> = {};
+    for (const k of SPEC_KEYS) if (node.spec[k] !== undefined) (spec as Record<string, unknown>)[k] = node.spec[k];
+    out.spec = spec;
+  }
+  if (node.status) {
+    const status: NonNullable<NodeObject['status']> = {};
+    if (node.status.addresses !== undefined) status.addresses = node.status.addresses;
+    const conditions = node.status.conditions;
+    if (Array.isArray(conditions)) {
+      status.conditions = conditions.filter((c: { type?: unknown }) => typeof c?.type === 'string' && CACHED_NODE_CONDITIONS.includes(c.type));
+    }
+    out.status = status;
+  }
+  return out as T;
+}

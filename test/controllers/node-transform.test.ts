@@ -1,0 +1,118 @@
+// The node cache keeps only what the controllers read (slimNode). Two checks: the transform keeps
+// exactly its documented fields of a realistic Node, and the whole controller manager, run over
+// full Nodes whose every property read is recorded, reads nothing the transform drops.
+import { describe, expect, it } from 'vitest';
+import { FakeCloudProvider } from '../../providers/fake/fake.js';
+import { CACHED_NODE_ANNOTATIONS, slimNode } from '../../src/controllers/node-transform.js';
+import { hasUninitializedTaint, nodePodCIDRs, PROVIDED_NODE_IP_ANNOTATION, type NodeObject } from '../../src/controllers/node.js';
+import { POD_CIDR_POOL_ANNOTATION } from '../../src/audit/findings.js';
+import { resolveRunOptions } from '../../src/manager/options.js';
+import { useManagerCluster } from '../helpers/manager-double.js';
+import { ip } from './builders.js';
+import { until } from './memory-nodes.js';
+import { realisticNode } from '../../src/sim/realistic-node.js';
+
+describe('slimNode', () => {
+  it('keeps the fields the controllers read and drops the rest of a realistic 12 KB Node', () => {
+    const full = realisticNode('worker-1', { nodeIP: '10.0.0.5,fd00::5', podCIDRs: ['10.244.1.0/24'], tainted: true });
+    const full2 = JSON.parse(JSON.stringify(full)) as NodeObject;
+    const slim = slimNode(full);
+    expect(JSON.stringify(full).length).toBeGreaterThan(10_000);
+    expect(JSON.stringify(slim).length).toBeLessThan(2_500);
+    // The input is not modified.
+    expect(full).toEqual(full2);
+    expect(Object.keys(slim.metadata).sort()).toEqual(['annotations', 'creationTimestamp', 'labels', 'name', 'resourceVersion', 'uid']);
+    expect(Object.keys(slim.metadata.annotations!).sort()).toEqual([PROVIDED_NODE_IP_ANNOTATION, POD_CIDR_POOL_ANNOTATION].sort());
+    expect(slim.metadata.labels).toEqual(full.metadata.labels);
+    expect(slim.spec).toEqual({ providerID: full.spec!.providerID, podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24'], taints: full.spec!.taints });
+    expect(slim.status!.addresses).toEqual(full.status!.addresses);
+    expect((slim.status!.conditions as { type: string }[]).map((c) => c.type)).toEqual(['Ready', 'NetworkUnavailable']);
+    expect(Object.keys(slim.status!).sort()).toEqual(['addresses', 'conditions']);
+  });
+
+  it('an annotation key present with an empty value stays present (the provided-node-ip rules tell absent from empty)', () => {
+    const n: NodeObject = { metadata: { name: 'a', annotations: { [PROVIDED_NODE_IP_ANNOTATION]: '', other: 'x' } } };
+    expect(slimNode(n).metadata.annotations).toEqual({ [PROVIDED_NODE_IP_ANNOTATION]: '' });
+    expect(slimNode({ metadata: { name: 'b', annotations: { other: 'x' } } }).metadata.annotations).toBeUndefined();
+    expect(CACHED_NODE_ANNOTATIONS).toContain(PROVIDED_NODE_IP_ANNOTATION);
+  });
+});
+
+/** Wraps a node so that every property path read below metadata, spec and status is recorded. */
+function recording(node: NodeObject, reads: Set<string>): NodeObject {
+  const wrap = (value: unknown, path: string): unknown => {
+    if (value === null || typeof value !== 'object') return value;
+    return new Proxy(value as object, {
+      get(target, key, receiver) {
+        const v = Reflect.get(target, key, receiver) as unknown;
+        if (typeof key !== 'string' || (Array.isArray(target) && (key === 'length' || /^\d+$/.test(key)))) {
+          return typeof key === 'string' && /^\d+$/.test(key) ? wrap(v, `${path}[]`) : v;
+        }
+        if (typeof v === 'function') return v;
+        const p = path === '' ? key : `${path}.${key}`;
+        reads.add(p);
+        return wrap(v, p);
+      },
+      ownKeys(target) {
+        reads.add(`${path}.*`);
+        return Reflect.ownKeys(target);
+      },
+    });
+  };
+  return wrap(node, '') as NodeObject;
+}
+
+/** Whether reading `path` sees only data slimNode keeps (a deeper path under a kept field is fine). */
+function keptByTransform(path: string, sample: NodeObject): boolean {
+  const slim = slimNode(sample);
+  const parts = path.split('.');
+  // Reading a key that is absent in both the full and the slim node is harmless.
+  let full: unknown = sample;
+  let kept: unknown = slim;
+  for (const part of parts) {
+    const key = part.replace(/\[\]$/, '');
+    if (key === '*') return JSON.stringify(full) === JSON.stringify(kept);
+    full = (full as Record<string, unknown> | undefined)?.[key];
+    kept = (kept as Record<string, unknown> | undefined)?.[key];
+    if (part.endsWith('[]')) {
+      full = (full as unknown[] | undefined)?.[0];
+      kept = (kept as unknown[] | undefined)?.[0];
+    }
+    if (full === undefined) return true;
+    if (kept === undefined) return false;
+  }
+  return true;
+}
+
+const cluster = useManagerCluster();
+
+describe('the controllers read nothing the node transform drops', () => {
+  it('initialise, allocate, refresh and audit over full Nodes: every property read is one slimNode keeps', async () => {
+    const reads = new Set<string>();
+    const cloud = new FakeCloudProvider();
+    const names = ['fresh-1', 'fresh-2', 'held-1'];
+    names.forEach((n, i) => cloud.setInstance(n, { addresses: [ip(`10.0.0.${i + 5}`), ip(`fd00::${i + 5}`)], zone: 'z1', region: 'r1', instanceType: 't1' }));
+    const create = (n: NodeObject) => {
+      // The API server sets these on create.
+      delete n.metadata.resourceVersion;
+      delete n.metadata.uid;
+      delete n.metadata.creationTimestamp;
+      cluster.api.store.create('nodes', n as never);
+    };
+    create(realisticNode('fresh-1', { nodeIP: '10.0.0.5', tainted: true }));
+    create(realisticNode('fresh-2', { tainted: false }));
+    create(realisticNode('held-1', { tainted: false, podCIDRs: ['10.244.9.0/24'] }));
+    const options = resolveRunOptions({ cloudProvider: 'fake', allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', leaderElect: 'false', nodeStatusUpdateFrequency: '300ms' });
+    cluster.run(options, { provider: cloud, nodeTransform: (n) => recording(n, reads) as typeof n, auditIntervalMs: 200 });
+    const stored = (name: string) => cluster.api.store.get('nodes', name) as unknown as NodeObject;
+    await until(() => !hasUninitializedTaint(stored('fresh-1')) && nodePodCIDRs(stored('fresh-2')).length > 0, 10_000, 'nodes initialised and allocated');
+    // A refresh round with a changed cloud address, and an audit round.
+    cloud.setInstance('fresh-2', { addresses: [ip('10.0.0.66')], zone: 'z1' });
+    await until(() => stored('fresh-2').status?.addresses?.some((a) => a.address === '10.0.0.66') === true, 10_000, 'refresh');
+    await new Promise((r) => setTimeout(r, 400));
+    const sample = realisticNode('sample', { nodeIP: '10.0.0.5', podCIDRs: ['10.244.1.0/24'], tainted: true });
+    const dropped = [...reads].filter((p) => !keptByTransform(p, sample)).sort();
+    expect(reads.size).toBeGreaterThan(5);
+    expect(dropped).toEqual([]);
+  });
+});
