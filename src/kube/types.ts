@@ -137,3 +137,13 @@ export function resourcePath(res: ResourceType, opts: { namespace?: string; name
   }
   return p;
 }
+
+/**
+ * Cache transform for objects whose every field may be read: only metadata.managedFields (often
+ * the largest part) is dropped. Writes are patches, so it is never sent back empty.
+ */
+export function withoutManagedFields<T extends KubeObject>(obj: T): T {
+  if (!('managedFields' in obj.metadata)) return obj;
+  const { managedFields: _dropped, ...metadata } = obj.metadata as KubeObject['metadata'] & { managedFields?: unknown };
+  return { ...obj, metadata } as T;
+}

@@ -15,7 +15,7 @@ import {
 import type { KubeClient } from '../../kube/client.js';
 import { jsonPatchWithResourceVersion } from '../../kube/client.js';
 import { isAlreadyExists, isConflict, isInvalid, isNotFound } from '../../kube/errors.js';
-import { CLUSTERCIDRS, type KubeObject } from '../../kube/types.js';
+import { CLUSTERCIDRS, withoutManagedFields, type KubeObject } from '../../kube/types.js';
 import { Watcher } from '../../kube/watcher.js';
 import { runWorkers, WorkQueue, type WorkerPool } from '../../kube/workqueue.js';
 import type { Logger } from '../../log.js';
@@ -96,7 +96,7 @@ export class ClusterCIDRSource implements PoolSource {
       }
       throw err;
     }
-    const w = new Watcher<ClusterCIDRObject>({ client: this.#o.client, resource: CLUSTERCIDRS, logger, staleAfterMs: this.#o.watchStaleAfterMs ?? 90_000 });
+    const w = new Watcher<ClusterCIDRObject>({ client: this.#o.client, resource: CLUSTERCIDRS, logger, staleAfterMs: this.#o.watchStaleAfterMs ?? 90_000, transform: withoutManagedFields });
     this.#watcher = w;
     w.on('add', (o) => this.queue.add(o.metadata.name));
     w.on('update', (o) => this.queue.add(o.metadata.name));

@@ -9,7 +9,7 @@ import type { PodCIDRAllocator, ExclusionConflict } from '../../ipam/index.js';
 import { parseCIDRList } from '../../ipam/cidr.js';
 import type { KubeClient } from '../../kube/client.js';
 import { isNotFound } from '../../kube/errors.js';
-import { SERVICECIDRS, type KubeObject, type ResourceType } from '../../kube/types.js';
+import { SERVICECIDRS, withoutManagedFields, type KubeObject, type ResourceType } from '../../kube/types.js';
 import { Watcher } from '../../kube/watcher.js';
 import type { Logger } from '../../log.js';
 import type { PoolSource, PoolSourceHooks } from './pool-source.js';
@@ -108,7 +108,7 @@ export class ServiceCIDRSource implements PoolSource {
       this.#log.info({ serviceRanges: this.#flagRanges }, 'no ServiceCIDR API served: excluding --service-cluster-ip-range');
       return;
     }
-    const w = new Watcher<ServiceCIDRObject>({ client: this.#o.client, resource: res, logger, staleAfterMs: this.#o.watchStaleAfterMs ?? 90_000 });
+    const w = new Watcher<ServiceCIDRObject>({ client: this.#o.client, resource: res, logger, staleAfterMs: this.#o.watchStaleAfterMs ?? 90_000, transform: withoutManagedFields });
     this.#watcher = w;
     w.on('add', (o) => this.#upsert(o));
     w.on('update', (o) => this.#upsert(o));
