@@ -184,11 +184,8 @@ async function runLimited<T>(items: T[], limit: number, fn: (item: T) => Promise
 export async function overridesLoaderFor(config: KindConfig, logger?: ProviderLogger): Promise<OverridesLoader> {
   if (config.overridesFile) return fileOverridesLoader(config.overridesFile);
   if (config.overridesConfigMap) {
-    const { KubeConfig, CoreV1Api } = await import('@kubernetes/client-node');
-    const kc = new KubeConfig();
-    if (config.kubeconfig) kc.loadFromFile(config.kubeconfig);
-    else kc.loadFromDefault();
-    return configMapOverridesLoader(kc.makeApiClient(CoreV1Api), config.overridesConfigMap, logger);
+    const { configMapReader } = await import('./configmap-client.js');
+    return configMapOverridesLoader(configMapReader(config.kubeconfig), config.overridesConfigMap, logger);
   }
   return async () => ({ nodes: {} });
 }

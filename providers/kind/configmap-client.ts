@@ -1,0 +1,13 @@
+// The ConfigMap reader behind `overridesConfigMap`: client-node's CoreV1Api. Named imports in a
+// module of their own, so a bundle keeps only CoreV1Api (not every API group) and only in the
+// kind provider's chunk.
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { ConfigMapReader } from './provider.js';
+
+/** CoreV1Api from --cloud-config's kubeconfig, or client-node's default chain when absent. */
+export function configMapReader(kubeconfig?: string): ConfigMapReader {
+  const kc = new KubeConfig();
+  if (kubeconfig) kc.loadFromFile(kubeconfig);
+  else kc.loadFromDefault();
+  return kc.makeApiClient(CoreV1Api);
+}

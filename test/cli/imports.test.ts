@@ -1,0 +1,164 @@
+// What each command loads (issue 17): a module-load hook in the child process records every
+// module it resolves or requires. `--cloud-provider static`, --help and the commands that need
+// no cloud load no cloud SDK; `--cloud-provider aws`/`gce` load their own SDK and not the other.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cliPath, repoRoot, runCli } from '../helpers/cli.js';
+import { CLOUD_SDK_PACKAGES, moduleLog, type ModuleLog } from '../helpers/module-log.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
+import { createNode, isInitialised } from '../controllers/harness.js';
+import { until } from '../controllers/memory-nodes.js';
+
+let log: ModuleLog;
+let dir: string;
+let api: ApiServerDouble | undefined;
+
+beforeEach(async () => {
+  log = moduleLog();
+  dir = await mkdtemp(path.join(tmpdir(), 'ccm-imports-'));
+});
+afterEach(async () => {
+  await api?.stop();
+  api = undefined;
+  log.dispose();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Adapter modules of the repository's providers that the process loaded. */
+function adaptersLoaded(): string[] {
+  const root = pathToFileURL(path.join(repoRoot, 'dist/providers')).href;
+  const names = log.read().filter((u) => u.startsWith(`${root}/`)).map((u) => u.slice(root.length + 1).split('/')[0]).filter((n) => !n.endsWith('.js'));
+  return [...new Set(names)].sort();
+}
+
+describe('run --cloud-provider static against the API double', () => {
+  it('initialises a node and never imports a cloud SDK or another adapter', async () => {
+    api = await startApiServerDouble({ bookmarkIntervalMs: 500 });
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    const cloudConfig = path.join(dir, 'cloud.yaml');
+    await writeFile(kubeconfig, api.kubeconfig);
+    await writeFile(cloudConfig, 'nodes:\n  n1:\n    addresses:\n    - {type: InternalIP, address: 10.0.0.1}\n');
+    createNode(api, { name: 'n1', nodeIP: '10.0.0.1' });
+    const child = spawn(process.execPath, [cliPath, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider', 'static', '--cloud-config', cloudConfig,
+      '--secure-port=0', '--leader-elect=false'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...log.env } });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    try {
+      await until(() => isInitialised(api!, 'n1'), 15_000, 'n1 initialised');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    expect(stderr).toBe('');
+    // The hook saw the process at work (the Kubernetes client, the static adapter) ...
+    expect(log.packagesLoaded(['@kubernetes/client-node'])).toEqual(['@kubernetes/client-node']);
+    expect(adaptersLoaded()).toEqual(['static']);
+    // ... and no cloud SDK.
+    expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual([]);
+  });
+});
+
+describe('commands that need no cloud', () => {
+  it.each([
+    [['--help']],
+    [['run', '--help']],
+    [['simulate', '--help']],
+    [['audit', '--help']],
+    [['apiserver', '--help']],
+    [['explain', '--help']],
+    [['plan', '--help']],
+  ])('%j loads no cloud SDK, no adapter and no Kubernetes client', async (args) => {
+    const r = await runCli(args, { env: log.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Usage: node-address-ccm/);
+    expect(log.read().some((u) => u.endsWith('/dist/src/cli/main.js'))).toBe(true);
+    expect(log.packagesLoaded([...CLOUD_SDK_PACKAGES, '@kubernetes/client-node'])).toEqual([]);
+    expect(adaptersLoaded()).toEqual([]);
+  });
+
+  it('simulate runs its cluster on the static adapter without a cloud SDK', async () => {
+    const r = await runCli(['simulate', '--nodes', '2'], { env: log.env, timeoutMs: 60_000 });
+    expect(r.code).toBe(0);
+    expect(adaptersLoaded()).toEqual(['static']);
+    expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual([]);
+  });
+
+  it('audit reads a cluster without a cloud SDK or adapter', async () => {
+    api = await startApiServerDouble({});
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    await writeFile(kubeconfig, api.kubeconfig);
+    const r = await runCli(['audit', `--kubeconfig=${kubeconfig}`, '--cluster-cidr', '10.244.0.0/16'], { env: log.env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(log.packagesLoaded(['@kubernetes/client-node'])).toEqual(['@kubernetes/client-node']);
+    expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual([]);
+    expect(adaptersLoaded()).toEqual([]);
+  });
+});
+
+/** Builds one provider through the registry in a child process, as the manager does. */
+async function createInChild(name: string, options: Record<string, string>, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string }> {
+  const registry = pathToFileURL(path.join(repoRoot, 'dist/providers/index.js')).href;
+  const script = `const { createProvider } = await import(${JSON.stringify(registry)});
+try { const p = await createProvider(${JSON.stringify(name)}, ${JSON.stringify(options)}); console.log('built ' + p.name); await p.close?.(); }
+catch (err) { console.log('error ' + err.message); }`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...log.env, ...env } });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, out: out.trim() };
+}
+
+describe('the registry loads one adapter and its SDK on demand', () => {
+  it('aws: the EC2 SDK, not the Compute SDK', async () => {
+    const r = await createInChild('aws', {}, { AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_ENDPOINT_URL_EC2: 'http://127.0.0.1:9' });
+    expect(r.out).toBe('built aws');
+    expect(adaptersLoaded()).toEqual(['aws']);
+    expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual(expect.arrayContaining(['@aws-sdk/', '@smithy/']));
+    expect(log.packagesLoaded(['@google-cloud/', 'google-gax'])).toEqual([]);
+  });
+
+  it('gce: the v1 instances client alone, not the package index or the EC2 SDK', async () => {
+    const conf = path.join(dir, 'gce.conf');
+    await writeFile(conf, '[global]\nproject-id = p\napi-endpoint = http://127.0.0.1:9/compute/v1/\n');
+    const r = await createInChild('gce', { cloudConfig: conf });
+    expect(r.out).toBe('built gce');
+    expect(adaptersLoaded()).toEqual(['gce']);
+    const compute = log.read().filter((u) => u.includes('/node_modules/@google-cloud/compute/build/src/'));
+    expect(compute.map((u) => u.replace(/.*\/build\/src\//, '')).sort()).toEqual(['v1/instances_client.js', 'v1/instances_client_config.json']);
+    expect(log.packagesLoaded(['@aws-sdk/', '@smithy/'])).toEqual([]);
+  });
+
+  it('kind: its adapter only, no cloud SDK', async () => {
+    const conf = path.join(dir, 'kind.yaml');
+    await writeFile(conf, 'cluster: kind\n');
+    expect((await createInChild('kind', { cloudConfig: conf })).out).toBe('built kind');
+    expect(adaptersLoaded()).toEqual(['kind']);
+    expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual([]);
+  });
+
+  it('fake: its adapter only, no cloud SDK', async () => {
+    expect((await createInChild('fake', {})).out).toBe('built fake');
+    expect(adaptersLoaded()).toEqual(['fake']);
+    expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual([]);
+  });
+
+  it('an unknown name fails with the known ones and loads no adapter', async () => {
+    const r = await createInChild('nope', {});
+    expect(r.out).toBe('error --cloud-provider: unknown provider "nope" (known: aws, fake, gce, kind, static)');
+    expect(adaptersLoaded()).toEqual([]);
+    expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual([]);
+  });
+
+  it('a missing --cloud-config is reported before the adapter loads', async () => {
+    const r = await createInChild('gce', {});
+    expect(r.out).toBe('error --cloud-config: required by --cloud-provider gce (gce.conf with [global] project-id)');
+    expect(adaptersLoaded()).toEqual([]);
+    expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual([]);
+  });
+});
