@@ -1,0 +1,221 @@
+#!/usr/bin/env node
+// Builds the image's /app (what deploy/Dockerfile copies into the runtime stage), runnable and
+// measurable here without Docker:
+//
+//   node scripts/build-image-root.mjs [--out DIR] [--cloud all|aws|gce|kind|static] [--install DIR]
+//
+//   DIR/app/main.js        the CLI (esbuild bundle of dist/src/cli/main.js, split per provider)
+//   DIR/app/providers.js   the provider registry (second entry; tests load providers through it)
+//   DIR/app/*.map          source maps (node --enable-source-maps)
+//   DIR/node_modules       only what the bundle leaves external: @google-cloud/compute and the
+//                          packages it needs, pruned to the files the v1 instances client loads
+//   DIR/report.json        sizes, for docs/dependencies.md and the startup benchmark
+//
+// Needs `npm run build` first (bundles the compiled dist/, the code the tests ran). --install DIR
+// reuses an `npm ci --omit=dev` tree instead of installing one (the Dockerfile's deps stage).
+// Bundling folds @kubernetes/client-node down to the KubeConfig/auth code the client uses (its
+// generated API models are never referenced) and the EC2 SDK down to DescribeInstances.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { build } from 'esbuild';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CLOUDS = ['all', 'aws', 'gce', 'kind', 'static'];
+
+/** Packages left out of the bundle, with the cloud that needs them. */
+const EXTERNAL = {
+  // Its clients read protos/protos.json and their *_config.json at run time by relative path, and
+  // google-gax loads its own JSON protos the same way: bundling would break those reads.
+  '@google-cloud/compute': 'gce',
+};
+
+/** Files of an external package that are never loaded at run time (after the package's own rules). */
+const PRUNE_ALWAYS = [/\.d\.ts$/, /\.d\.cts$/, /\.d\.mts$/, /\.map$/, /\.tsbuildinfo$/, /(^|\/)(README|CHANGELOG|HISTORY|CONTRIBUTING|SECURITY)(\.[a-z]+)?$/i,
+  /\.md$/i, /(^|\/)(test|tests|__tests__|docs?|example|examples|\.github)\//, /(^|\/)\.[a-z]+rc(\.json)?$/];
+
+/** Per package, paths (relative to the package) that the code we call never reads. */
+const PRUNE_PACKAGE = {
+  '@google-cloud/compute': (rel) =>
+    // Only the v1 instances client is imported (providers/gce/client.ts); v1beta, v1small, the
+    // other 90-odd v1 clients and the static-code protos (protos.js) are dead weight.
+    (rel.startsWith('build/src/') && !/^build\/src\/v1\/instances_(client\.js|client_config\.json|proto_list\.json)$/.test(rel))
+    // The clients load protos.json (pruned below); the .proto sources and protos.js are unused.
+    || rel === 'build/protos/protos.js' || rel.startsWith('build/protos/google/'),
+  // grpc-js ships its TypeScript sources next to the build.
+  '@grpc/grpc-js': (rel) => rel.startsWith('src/'),
+};
+
+function du(dir) {
+  if (!existsSync(dir)) return 0;
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += statSync(path.join(entry.parentPath ?? entry.path, entry.name)).size;
+  }
+  return total;
+}
+
+/** The packages `roots` need, transitively, per package-lock.json (node_modules paths). */
+function closure(lock, roots) {
+  const packages = lock.packages;
+  const keep = new Set();
+  const visit = (from, name) => {
+    // Node's lookup: the nearest node_modules/<name> walking up from the requiring package.
+    let base = from;
+    for (;;) {
+      const candidate = `${base ? `${base}/` : ''}node_modules/${name}`;
+      if (packages[candidate]) {
+        if (keep.has(candidate)) return;
+        const meta = packages[candidate];
+        if (meta.dev) return;
+        keep.add(candidate);
+        for (const dep of Object.keys({ ...meta.dependencies, ...meta.optionalDependencies, ...meta.peerDependencies })) visit(candidate, dep);
+        return;
+      }
+      if (!base) return; // optional/peer dependency that is not installed
+      const i = base.lastIndexOf('/node_modules/');
+      base = i < 0 ? '' : base.slice(0, i);
+    }
+  };
+  for (const r of roots) visit('', r);
+  return keep;
+}
+
+/**
+ * Cuts the Compute protos (11.7 MB of JSON: v1, v1beta and v1small, ~190 services) down to the
+ * v1 services the adapter calls and the messages they reach. The instances client loads this
+ * file into protobufjs when it is built: the whole file costs ~0.5 s and ~80 MiB resident; the
+ * reachable part, a few ms and a few MiB. Everything outside google.cloud.compute (google.api,
+ * google.protobuf, the google.cloud extensions) stays as it is.
+ */
+function pruneComputeProtos(file, services) {
+  const root = JSON.parse(readFileSync(file, 'utf8'));
+  const compute = root.nested.google.nested.cloud.nested.compute.nested;
+  for (const version of Object.keys(compute)) if (version !== 'v1') delete compute[version];
+  const v1 = compute.v1.nested;
+  const keep = new Set();
+  const stack = [...services];
+  while (stack.length > 0) {
+    const name = stack.pop();
+    if (keep.has(name) || !v1[name]) continue;
+    keep.add(name);
+    const walk = (t) => {
+      for (const m of Object.values(t.methods ?? {})) stack.push(m.requestType, m.responseType);
+      // Relative names resolve in v1 (the package is flat); "Outer.Inner" keeps Outer whole.
+      for (const f of Object.values(t.fields ?? {})) stack.push(f.type.split('.')[0]);
+      for (const n of Object.values(t.nested ?? {})) walk(n);
+    };
+    walk(v1[name]);
+  }
+  for (const missing of services) if (!keep.has(missing)) throw new Error(`${file}: no service google.cloud.compute.v1.${missing}`);
+  for (const name of Object.keys(v1)) if (!keep.has(name)) delete v1[name];
+  writeFileSync(file, JSON.stringify(root));
+}
+
+function prune(root, keep) {
+  const nm = path.join(root, 'node_modules');
+  const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8'));
+  // Packages outside the closure go entirely (deepest first so nested trees vanish with them).
+  const installed = Object.keys(lock.packages).filter((p) => p.startsWith('node_modules/') && existsSync(path.join(root, p)));
+  for (const p of installed.sort((a, b) => b.length - a.length)) {
+    if (!keep.has(p)) rmSync(path.join(root, p), { recursive: true, force: true });
+  }
+  // Then files nobody loads inside the packages that stay.
+  for (const p of keep) {
+    const dir = path.join(root, p);
+    if (!existsSync(dir)) continue;
+    const name = p.slice(p.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    const own = PRUNE_PACKAGE[name];
+    for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+      if (!entry.isFile()) continue;
+      const abs = path.join(entry.parentPath ?? entry.path, entry.name);
+      const rel = path.relative(dir, abs).split(path.sep).join('/');
+      if (rel.startsWith('node_modules/')) continue; // a nested package: handled as its own entry
+      if (rel === 'package.json') continue;
+      if (PRUNE_ALWAYS.some((re) => re.test(rel)) || own?.(rel)) rmSync(abs);
+    }
+  }
+  const protos = path.join(nm, '@google-cloud/compute/build/protos/protos.json');
+  if (keep.has('node_modules/@google-cloud/compute') && existsSync(protos)) pruneComputeProtos(protos, ['Instances']);
+  // Empty folders and npm's bookkeeping.
+  rmSync(path.join(nm, '.package-lock.json'), { force: true });
+  rmSync(path.join(nm, '.bin'), { recursive: true, force: true });
+  execFileSync('find', [nm, '-type', 'd', '-empty', '-delete']);
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { out: { type: 'string', default: path.join(repo, 'build/image') }, cloud: { type: 'string', default: 'all' }, install: { type: 'string' } } });
+  const cloud = values.cloud;
+  if (!CLOUDS.includes(cloud)) throw new Error(`--cloud: "${cloud}" is not one of ${CLOUDS.join(', ')}`);
+  const out = path.resolve(values.out);
+  if (!existsSync(path.join(repo, 'dist/src/cli/main.js'))) throw new Error('dist/ is missing: run "npm run build" first');
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(path.join(out, 'app'), { recursive: true });
+
+  const externals = Object.keys(EXTERNAL);
+  const result = await build({
+    entryPoints: { main: path.join(repo, 'dist/src/cli/main.js'), providers: path.join(repo, 'dist/providers/index.js') },
+    outdir: path.join(out, 'app'),
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // Prefer packages' ESM builds: the EC2 SDK's dist-es is side-effect free, so only the
+    // DescribeInstances path stays.
+    mainFields: ['module', 'main'],
+    external: externals.flatMap((e) => [e, `${e}/*`]),
+    sourcemap: 'linked',
+    sourcesContent: false,
+    minifySyntax: true,
+    minifyWhitespace: true,
+    keepNames: true,
+    legalComments: 'linked',
+    metafile: true,
+    logLevel: 'warning',
+    chunkNames: 'chunks/[name]-[hash]',
+    // CommonJS packages inside an ES module bundle still call require() for built-ins.
+    banner: { js: "import { createRequire as __ccmRequire } from 'node:module'; const require = __ccmRequire(import.meta.url);" },
+  });
+  writeFileSync(path.join(out, 'app/meta.json'), JSON.stringify(result.metafile));
+  const pkg = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8'));
+  writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version, license: pkg.license, type: 'module', bin: { [pkg.name]: 'app/main.js' } }, null, 2)}\n`);
+
+  // Production dependencies the bundle leaves external, for this variant.
+  const wanted = externals.filter((e) => cloud === 'all' || EXTERNAL[e] === cloud);
+  let installBytes = 0;
+  if (wanted.length > 0) {
+    if (values.install) {
+      cpSync(path.join(values.install, 'node_modules'), path.join(out, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+    } else {
+      const tmp = path.join(out, '.install');
+      mkdirSync(tmp);
+      cpSync(path.join(repo, 'package.json'), path.join(tmp, 'package.json'));
+      cpSync(path.join(repo, 'package-lock.json'), path.join(tmp, 'package-lock.json'));
+      execFileSync('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: tmp, stdio: ['ignore', 'ignore', 'inherit'] });
+      cpSync(path.join(tmp, 'node_modules'), path.join(out, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+      rmSync(tmp, { recursive: true, force: true });
+    }
+    cpSync(path.join(repo, 'package-lock.json'), path.join(out, 'package-lock.json'));
+    installBytes = du(path.join(out, 'node_modules'));
+    const lock = JSON.parse(readFileSync(path.join(out, 'package-lock.json'), 'utf8'));
+    prune(out, closure(lock, wanted));
+    rmSync(path.join(out, 'package-lock.json'));
+  }
+  const report = {
+    cloud,
+    appBytes: du(path.join(out, 'app')) - statSync(path.join(out, 'app/meta.json')).size,
+    sourceMapBytes: readdirSync(path.join(out, 'app'), { recursive: true }).filter((f) => String(f).endsWith('.map')).reduce((n, f) => n + statSync(path.join(out, 'app', String(f))).size, 0),
+    nodeModulesBeforePruneBytes: installBytes,
+    nodeModulesBytes: du(path.join(out, 'node_modules')),
+    externals: wanted,
+  };
+  report.totalBytes = report.appBytes + report.nodeModulesBytes;
+  writeFileSync(path.join(out, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
+  const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
+  console.log(`${out} (${cloud}): app ${mb(report.appBytes)} (maps ${mb(report.sourceMapBytes)}), node_modules ${mb(report.nodeModulesBytes)}${installBytes ? ` (was ${mb(installBytes)} before pruning)` : ''}, total ${mb(report.totalBytes)}`);
+}
+
+await main();

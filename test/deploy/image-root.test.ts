@@ -1,0 +1,155 @@
+// The image's /app as deploy/Dockerfile builds it (scripts/build-image-root.mjs: esbuild bundle +
+// pruned production install), built here into a temp folder: `run --help` works, `run` with
+// the static provider initialises a node against the API double, and every provider, loaded
+// through the bundle's registry, answers its emulator — aws (EC2), gce (Compute v1 with the
+// pruned protos, credentials from a metadata-server double as on a GCE VM), kind (Docker API).
+import { execFile, spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/cli.js';
+import { startApiServerDouble } from '../../src/sim/apiserver/server.js';
+import { createNode, isInitialised } from '../controllers/harness.js';
+import { until } from '../controllers/memory-nodes.js';
+import { EC2Emulator } from '../emulators/ec2/server.js';
+import { GceEmulator } from '../emulators/gce/server.js';
+import { DockerEmulator } from '../emulators/docker/server.js';
+
+const run = promisify(execFile);
+let dir = '';
+let image = '';
+
+beforeAll(async () => {
+  if (!existsSync(path.join(repoRoot, 'dist/src/cli/main.js'))) throw new Error('dist/ is missing: run "npm run build" first');
+  dir = await mkdtemp(path.join(tmpdir(), 'ccm-image-'));
+  image = path.join(dir, 'image');
+  // The script installs the production dependencies from package-lock.json itself, as the
+  // Dockerfile's deps stage does.
+  await run(process.execPath, [path.join(repoRoot, 'scripts/build-image-root.mjs'), '--out', image], { cwd: repoRoot, timeout: 170_000 });
+}, 180_000);
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+interface Report { nodeModulesBytes: number; nodeModulesBeforePruneBytes: number; totalBytes: number; externals: string[] }
+
+describe('the image root', () => {
+  it('is small and holds only the bundle and the Compute SDK closure', async () => {
+    const report = JSON.parse(await readFile(path.join(image, 'report.json'), 'utf8')) as Report;
+    expect(report.externals).toEqual(['@google-cloud/compute']);
+    // Issue 17's target is ≤ 120 MB with every provider (figures in docs/benchmarks.md).
+    expect(report.totalBytes).toBeLessThan(120e6);
+    expect(report.nodeModulesBytes).toBeLessThan(report.nodeModulesBeforePruneBytes / 5);
+    for (const gone of ['@kubernetes/client-node', '@aws-sdk/client-ec2', 'pino', 'zod']) expect(existsSync(path.join(image, 'node_modules', gone))).toBe(false);
+  });
+
+  it('run --help lists every provider', async () => {
+    const { stdout } = await run(process.execPath, [path.join(image, 'app/main.js'), 'run', '--help']);
+    expect(stdout).toMatch(/--cloud-provider <name>\s+cloud provider \(aws, fake, gce, kind, static\)/);
+  });
+
+  it('run --cloud-provider static initialises a node against the API double', async () => {
+    const api = await startApiServerDouble({ bookmarkIntervalMs: 500 });
+    try {
+      await writeFile(path.join(dir, 'kubeconfig'), api.kubeconfig);
+      await writeFile(path.join(dir, 'static.yaml'), 'nodes:\n  n1:\n    addresses:\n    - {type: InternalIP, address: 10.0.0.1}\n');
+      createNode(api, { name: 'n1', nodeIP: '10.0.0.1' });
+      const child = spawn(process.execPath, ['--enable-source-maps', path.join(image, 'app/main.js'), 'run', `--kubeconfig=${path.join(dir, 'kubeconfig')}`,
+        '--cloud-provider', 'static', '--cloud-config', path.join(dir, 'static.yaml'), '--secure-port=0', '--leader-elect=false'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      try {
+        await until(() => isInitialised(api, 'n1'), 15_000, 'n1 initialised');
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await exited).toBe(0);
+      expect(stderr).toBe('');
+    } finally {
+      await api.stop();
+    }
+  });
+});
+
+/** Builds a provider through the bundle's registry in a child process and asks about `nodes`. */
+async function askInChild(name: string, cloudConfig: string | undefined, nodes: object[], env: NodeJS.ProcessEnv): Promise<unknown> {
+  const registry = pathToFileURL(path.join(image, 'app/providers.js')).href;
+  const script = `const { createProvider } = await import(${JSON.stringify(registry)});
+const p = await createProvider(${JSON.stringify(name)}, ${JSON.stringify(cloudConfig ? { cloudConfig } : {})});
+const res = await p.instancesMetadata(${JSON.stringify(nodes)});
+await p.close?.();
+console.log(JSON.stringify(Object.fromEntries([...res].map(([k, v]) => [k, v.kind === 'found' ? v.value : v.kind + ': ' + (v.error?.message ?? v.reason ?? '')]))));`;
+  const { stdout } = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], {
+    cwd: dir, timeout: 30_000,
+    // Nothing from the developer's own cloud configuration.
+    env: { PATH: process.env.PATH, HOME: dir, ...env },
+  });
+  return JSON.parse(stdout) as unknown;
+}
+
+describe('every provider loads from the pruned install and answers its emulator', () => {
+  it('aws through the EC2 emulator', async () => {
+    const emu = new EC2Emulator();
+    const endpoint = await emu.start();
+    try {
+      emu.add({ instanceId: 'i-0123456789abcdef0', availabilityZone: 'eu-west-1a', privateDnsName: 'ip-10-0-0-1.eu-west-1.compute.internal', networkInterfaces: [{ deviceIndex: 0, privateIps: ['10.0.0.1'] }] });
+      const answer = await askInChild('aws', undefined, [{ name: 'n1', providerID: 'aws:///eu-west-1a/i-0123456789abcdef0' }], {
+        AWS_ENDPOINT_URL_EC2: endpoint, AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'fake-secret', AWS_MAX_ATTEMPTS: '1', AWS_EC2_METADATA_DISABLED: 'true',
+      });
+      expect(answer).toMatchObject({ n1: { providerID: 'aws:///eu-west-1a/i-0123456789abcdef0', zone: 'eu-west-1a', addresses: expect.arrayContaining([{ type: 'InternalIP', address: '10.0.0.1' }]) } });
+    } finally {
+      await emu.stop();
+    }
+  });
+
+  it('gce through the Compute v1 emulator, with a token from the metadata server', async () => {
+    const emu = new GceEmulator({ token: 'metadata-token' });
+    await emu.start();
+    // What a GCE VM's metadata server answers to google-auth-library's default credentials.
+    const metadata: Server = createServer((req, res) => {
+      const reply = (body: string, type = 'application/text') => res.writeHead(200, { 'Metadata-Flavor': 'Google', 'Content-Type': type }).end(body);
+      if (req.headers['metadata-flavor'] !== 'Google') return res.writeHead(403).end();
+      const url = (req.url ?? '').split('?')[0];
+      if (url === '/computeMetadata/v1/instance/service-accounts/default/token') return reply(JSON.stringify({ access_token: 'metadata-token', expires_in: 3600, token_type: 'Bearer' }), 'application/json');
+      if (url === '/computeMetadata/v1/project/project-id') return reply('image-proj');
+      if (url === '/computeMetadata/v1/universe/universe-domain') return reply('googleapis.com');
+      if (url === '/computeMetadata/v1/instance' || url === '/computeMetadata/v1/') return reply('');
+      res.writeHead(404, { 'Metadata-Flavor': 'Google' }).end();
+    });
+    await new Promise<void>((resolve) => metadata.listen(0, '127.0.0.1', resolve));
+    try {
+      emu.addInstance('image-proj', 'us-central1-a', {
+        name: 'node-0', machineType: 'zones/us-central1-a/machineTypes/e2-standard-4',
+        networkInterfaces: [{ name: 'nic0', networkIP: '10.0.0.2', accessConfigs: [{ type: 'ONE_TO_ONE_NAT', natIP: '34.0.0.2' }] }],
+      });
+      const conf = path.join(dir, 'gce.conf');
+      await writeFile(conf, `[global]\nproject-id = image-proj\napi-endpoint = ${emu.url}/compute/v1/\nstack-type = IPV4\n`);
+      const { port } = metadata.address() as { port: number };
+      const answer = await askInChild('gce', conf, [{ name: 'node-0' }], { GCE_METADATA_HOST: `127.0.0.1:${port}`, METADATA_SERVER_DETECTION: 'assume-present' });
+      expect(answer).toMatchObject({ 'node-0': { providerID: 'gce://image-proj/us-central1-a/node-0', addresses: [{ type: 'InternalIP', address: '10.0.0.2' }, { type: 'ExternalIP', address: '34.0.0.2' }] } });
+    } finally {
+      await new Promise((resolve) => metadata.close(resolve));
+      await emu.stop();
+    }
+  });
+
+  it('kind through the Docker API emulator', async () => {
+    const docker = new DockerEmulator();
+    await docker.start();
+    try {
+      docker.addContainer({ name: 'kind-worker', labels: { 'io.x-k8s.kind.cluster': 'kind' }, networks: { kind: { IPAddress: '172.18.0.2' } } });
+      const conf = path.join(dir, 'kind.yaml');
+      await writeFile(conf, `cluster: kind\ndockerSocket: ${docker.socketPath}\n`);
+      const answer = await askInChild('kind', conf, [{ name: 'kind-worker' }], {});
+      expect(answer).toMatchObject({ 'kind-worker': { providerID: 'kind://kind/kind/kind-worker', addresses: expect.arrayContaining([{ type: 'InternalIP', address: '172.18.0.2' }]) } });
+    } finally {
+      await docker.stop();
+    }
+  });
+});
