@@ -55,6 +55,8 @@ async function waitFor(check: () => boolean, timeoutMs: number, what: string): P
 
 function startManager(api: ApiServerDouble, cloud: FakeCloudProvider, extra: Record<string, string> = {}) {
   const options = resolveRunOptions({
+    // Throughput of the controllers themselves: no client-side limit (--kube-api-qps=-1).
+    kubeApiQps: '-1',
     cloudProvider: 'fake', allocateNodeCidrs: true, clusterCidr: '10.64.0.0/10', leaderElect: 'false',
     concurrentNodeSyncs: '4', nodeStatusUpdateFrequency: '1h', ...extra,
   });

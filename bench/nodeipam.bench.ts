@@ -54,7 +54,7 @@ async function join(count: number, withCloudNode: boolean): Promise<string> {
   if (withCloudNode) for (let i = 0; i < count; i++) cloud.setInstance(node(i, true).metadata.name, { addresses: node(i, true).status!.addresses!.slice(0, 1) });
   const flags: RawRunFlags = {
     controllers: withCloudNode ? 'cloud-node,node-ipam' : 'node-ipam', allocateNodeCidrs: true, cidrAllocatorType: 'MultiCIDRRangeAllocator',
-    leaderElect: 'false', concurrentNodeSyncs: '4', nodeStatusUpdateFrequency: '1h', securePort: '0', ...(withCloudNode ? { cloudProvider: 'fake' } : {}),
+    leaderElect: 'false', concurrentNodeSyncs: '4', nodeStatusUpdateFrequency: '1h', securePort: '0', kubeApiQps: '-1', ...(withCloudNode ? { cloudProvider: 'fake' } : {}),
   };
   const manager = new ControllerManager(resolveRunOptions(flags), { kubeConfig: kubeConfigFromString(api.kubeconfig), userAgent: USER_AGENT, ...(withCloudNode ? { provider: cloud } : {}) });
   const abort = new AbortController();

@@ -8,6 +8,8 @@ import { existsSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { FencedError, TransportError, apiErrorFromResponse, type TransportErrorKind } from './errors.js';
 import { resourcePath, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from './types.js';
+import { sleep } from '../util/sleep.js';
+import type { TokenBucket } from './token-bucket.js';
 
 function checkConfig(kc: KubeConfig, source: string): KubeConfig {
   const cluster = kc.getCurrentCluster();
@@ -99,7 +101,19 @@ export interface KubeClientOptions {
   userAgent?: string;
   /** fieldManager sent with writes (default node-address-ccm). */
   fieldManager?: string;
+  /**
+   * Client-side rate limit (--kube-api-qps/--kube-api-burst), shared by every client of the
+   * process; none: unlimited. Leader-election calls (`ungated`) never wait on it.
+   */
+  rateLimiter?: TokenBucket;
+  /** Called with the time each request waited for the rate limiter (rest_client_rate_limiter_duration_seconds). */
+  onRateLimited?: (waitedMs: number, method: string) => void;
+  /** Retries of a request answered 429 Too Many Requests, each after its Retry-After (default 10, as client-go). */
+  throttledRetries?: number;
 }
+
+/** Longest Retry-After honoured before a 429 is retried (a larger value is capped, not obeyed blindly). */
+const MAX_RETRY_AFTER_MS = 30_000;
 
 export interface RequestOptions {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -110,7 +124,7 @@ export interface RequestOptions {
   /** Overrides the read/write default timeout. */
   timeoutMs?: number;
   signal?: AbortSignal;
-  /** Skips the write gate (leader election's own lease writes). */
+  /** Skips the write gate and the rate limiter (leader election's own lease calls). */
   ungated?: boolean;
 }
 
@@ -118,7 +132,7 @@ export interface CallOptions {
   namespace?: string;
   signal?: AbortSignal;
   timeoutMs?: number;
-  /** Skips the write gate (leader election's own lease writes). */
+  /** Skips the write gate and the rate limiter (leader election's own lease calls). */
   ungated?: boolean;
 }
 
@@ -158,6 +172,9 @@ export class KubeClient {
   readonly #fieldManager: string;
   #gate: WriteGate | undefined;
   #agent: http.Agent | undefined;
+  readonly #limiter: TokenBucket | undefined;
+  readonly #onRateLimited: ((waitedMs: number, method: string) => void) | undefined;
+  readonly #throttledRetries: number;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
     this.#kc = checkConfig(kubeConfig, 'kubeconfig');
@@ -167,6 +184,9 @@ export class KubeClient {
       if (!Number.isFinite(v) || v <= 0) throw new Error(`${field}: must be a positive number of ms, got ${v}`);
     }
     this.#gate = options.writeGate;
+    this.#limiter = options.rateLimiter;
+    this.#onRateLimited = options.onRateLimited;
+    this.#throttledRetries = options.throttledRetries ?? 10;
     this.#userAgent = options.userAgent ?? USER_AGENT;
     this.#fieldManager = options.fieldManager ?? USER_AGENT;
   }
@@ -226,19 +246,27 @@ export class KubeClient {
   /** Sends one request and returns the parsed JSON body. Throws ApiError, TransportError or FencedError. */
   async request<T>(req: RequestOptions): Promise<T> {
     const isWrite = req.method !== 'GET';
-    let timeoutMs = req.timeoutMs ?? (isWrite ? this.writeTimeoutMs : this.#readTimeoutMs);
-    if (isWrite && this.#gate && !req.ungated) {
-      const left = this.#gate();
-      if (typeof left === 'number') {
-        if (left <= 0) throw new FencedError(`${req.method} ${req.path}: write deadline passed`);
-        timeoutMs = Math.min(timeoutMs, left);
-      }
-    }
     const query = isWrite && req.method !== 'DELETE' ? { fieldManager: this.#fieldManager, ...req.query } : req.query;
-    const { res, body } = await this.#send(req.method, req.path, query, req.body, req.contentType, timeoutMs, req.signal, false);
-    const text = body as string;
-    if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode > 299) {
-      throw apiErrorFromResponse(req.method, req.path, res.statusCode ?? 0, text, res.headers['retry-after'] as string | undefined);
+    let text: string;
+    for (let attempt = 0; ; attempt++) {
+      await this.#throttle(req);
+      // The write gate is asked right before each send: a retry must not outlive the lease either.
+      let timeoutMs = req.timeoutMs ?? (isWrite ? this.writeTimeoutMs : this.#readTimeoutMs);
+      if (isWrite && this.#gate && !req.ungated) {
+        const left = this.#gate();
+        if (typeof left === 'number') {
+          if (left <= 0) throw new FencedError(`${req.method} ${req.path}: write deadline passed`);
+          timeoutMs = Math.min(timeoutMs, left);
+        }
+      }
+      const { res, body } = await this.#send(req.method, req.path, query, req.body, req.contentType, timeoutMs, req.signal, false);
+      text = body as string;
+      if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode <= 299) break;
+      const err = apiErrorFromResponse(req.method, req.path, res.statusCode ?? 0, text, res.headers['retry-after'] as string | undefined);
+      // API Priority and Fairness rejected the request before running it: wait as told and send it
+      // again, as client-go does, instead of failing the node's sync.
+      if (err.code !== 429 || attempt >= this.#throttledRetries) throw err;
+      await sleep(Math.min((err.retryAfterSeconds ?? 1) * 1000, MAX_RETRY_AFTER_MS), req.signal);
     }
     if (text.trim() === '') return undefined as T;
     try {
@@ -246,6 +274,13 @@ export class KubeClient {
     } catch (err) {
       throw new TransportError({ kind: 'protocol', requestSent: true, method: req.method, path: req.path, cause: err, detail: 'response is not JSON' });
     }
+  }
+
+  /** Waits for the shared rate limiter; leader election's calls skip it (the lease must never queue behind node writes). */
+  async #throttle(req: RequestOptions): Promise<void> {
+    if (!this.#limiter || req.ungated) return;
+    const waited = await this.#limiter.take(req.signal);
+    this.#onRateLimited?.(waited, req.method);
   }
 
   async #send(
@@ -328,6 +363,7 @@ export class KubeClient {
    * quietly) or the connection breaks (throws TransportError). A non-2xx answer throws ApiError.
    */
   async *watch<T>(path: string, query: Record<string, string | number | boolean | undefined>, signal?: AbortSignal): AsyncGenerator<WatchEvent<T>> {
+    await this.#throttle({ method: 'GET', path, ...(signal ? { signal } : {}) });
     const { res, body, cancel } = await this.#send('GET', path, { ...query, watch: true }, undefined, undefined, this.#readTimeoutMs, signal, true);
     if (body !== undefined) {
       throw apiErrorFromResponse('GET', path, res.statusCode ?? 0, body, res.headers['retry-after'] as string | undefined);
@@ -372,7 +408,7 @@ export class KubeClient {
   // Typed resource helpers.
 
   get<T extends KubeObject>(res: ResourceType, name: string, opts: CallOptions = {}): Promise<T> {
-    return this.request<T>({ method: 'GET', path: resourcePath(res, { namespace: opts.namespace, name }), signal: opts.signal, timeoutMs: opts.timeoutMs });
+    return this.request<T>({ method: 'GET', path: resourcePath(res, { namespace: opts.namespace, name }), signal: opts.signal, timeoutMs: opts.timeoutMs, ungated: opts.ungated });
   }
 
   list<T extends KubeObject>(res: ResourceType, opts: ListOptions = {}): Promise<KubeList<T>> {

@@ -23,6 +23,7 @@ import { KubeClient, loadKubeConfig } from '../kube/client.js';
 import { LeaderElector } from '../kube/leader.js';
 import { NODES, type KubeObject } from '../kube/types.js';
 import { slimNode } from '../controllers/node-transform.js';
+import { TokenBucket } from '../kube/token-bucket.js';
 import { nodeReference } from '../kube/events.js';
 import { Watcher } from '../kube/watcher.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -122,7 +123,11 @@ export class ControllerManager {
       return r;
     })();
     const kc = deps.kubeConfig ?? loadKubeConfig(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {});
-    this.client = new KubeClient(kc, { writeTimeoutMs: writeTimeoutMs(options.leaderElection), userAgent: deps.userAgent ?? COMPONENT, fieldManager: COMPONENT });
+    this.client = new KubeClient(kc, {
+      writeTimeoutMs: writeTimeoutMs(options.leaderElection), userAgent: deps.userAgent ?? COMPONENT, fieldManager: COMPONENT,
+      // One bucket for the process: every controller's requests count against --kube-api-qps.
+      ...(options.kubeAPIRateLimit ? { rateLimiter: new TokenBucket(options.kubeAPIRateLimit.qps, options.kubeAPIRateLimit.burst) } : {}),
+    });
     this.watcher = new Watcher<NodeObject & KubeObject>({
       client: this.client, resource: NODES, logger: this.#log, staleAfterMs: deps.watchStaleAfterMs ?? 90_000,
       transform: deps.nodeTransform ?? slimNode,

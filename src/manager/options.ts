@@ -102,6 +102,8 @@ export interface RawRunFlags {
   controllers?: string;
   nodeStatusUpdateFrequency?: string;
   concurrentNodeSyncs?: string;
+  kubeApiQps?: string;
+  kubeApiBurst?: string;
   allocateNodeCidrs?: string | boolean;
   cidrAllocatorType?: string;
   clusterCidr?: string;
@@ -148,6 +150,8 @@ export interface RunOptions {
   controllers: Set<ControllerName>;
   nodeStatusUpdateFrequencyMs: number;
   concurrentNodeSyncs: number;
+  /** Client-side API request rate shared by the whole process; undefined: no limit (--kube-api-qps < 0). */
+  kubeAPIRateLimit?: { qps: number; burst: number };
   ipam: NodeIPAMFlags;
   leaderElection: LeaderElectionOptions;
   bindAddress: string;
@@ -160,6 +164,9 @@ export const RUN_DEFAULTS = {
   controllers: '*',
   nodeStatusUpdateFrequency: '5m',
   concurrentNodeSyncs: '1',
+  // kube-controller-manager's defaults.
+  kubeApiQps: '20',
+  kubeApiBurst: '30',
   cidrAllocatorType: 'RangeAllocator',
   leaderElect: true,
   leaderElectLeaseDuration: '15s',
@@ -191,6 +198,15 @@ function isIPAddress(s: string): boolean {
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
+/** --kube-api-qps / --kube-api-burst as client-go reads them: a negative QPS turns the limit off. */
+function parseRateLimit(qpsText: string, burstText: string): { qps: number; burst: number } | undefined {
+  const qps = Number(qpsText.trim());
+  if (qpsText.trim() === '' || !Number.isFinite(qps)) fail(`--kube-api-qps: "${qpsText}" is not a number`);
+  if (qps === 0) fail('--kube-api-qps: 0 would allow no request; use a positive rate, or a negative value to turn the limit off');
+  const burst = parseIntFlag('--kube-api-burst', burstText, 1, 1_000_000);
+  return qps < 0 ? undefined : { qps, burst };
+}
+
 /** Validates and converts every flag. Throws RunOptionsError naming the flag and the value. */
 export function resolveRunOptions(raw: RawRunFlags): RunOptions {
   const controllers = resolveControllers(raw.controllers ?? RUN_DEFAULTS.controllers);
@@ -198,6 +214,7 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
   const nodeStatusUpdateFrequencyMs = parseGoDuration('--node-status-update-frequency', raw.nodeStatusUpdateFrequency ?? RUN_DEFAULTS.nodeStatusUpdateFrequency);
   if (nodeStatusUpdateFrequencyMs <= 0) fail(`--node-status-update-frequency: must be positive, got "${raw.nodeStatusUpdateFrequency}"`);
   const concurrentNodeSyncs = parseIntFlag('--concurrent-node-syncs', raw.concurrentNodeSyncs ?? RUN_DEFAULTS.concurrentNodeSyncs, 1, 1000);
+  const kubeAPIRateLimit = parseRateLimit(raw.kubeApiQps ?? RUN_DEFAULTS.kubeApiQps, raw.kubeApiBurst ?? RUN_DEFAULTS.kubeApiBurst);
 
   const allocateNodeCIDRs = parseGoBool('--allocate-node-cidrs', raw.allocateNodeCidrs ?? false);
   const allocatorText = raw.cidrAllocatorType ?? RUN_DEFAULTS.cidrAllocatorType;
@@ -257,6 +274,7 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
     controllers,
     nodeStatusUpdateFrequencyMs,
     concurrentNodeSyncs,
+    ...(kubeAPIRateLimit ? { kubeAPIRateLimit } : {}),
     ipam,
     leaderElection,
     bindAddress,

@@ -5,6 +5,7 @@ import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiser
 import { KubeClient, jsonPatchWithResourceVersion, kubeConfigFromString } from '../../src/kube/client.js';
 import { ApiError, TransportError, isConflict, isInvalid, isNotFound, isTooManyRequests, writeOutcome } from '../../src/kube/errors.js';
 import { CLUSTERCIDRS, NODES, SERVICECIDRS, type KubeObject } from '../../src/kube/types.js';
+import { TokenBucket } from '../../src/kube/token-bucket.js';
 
 interface Node extends KubeObject {
   spec?: { podCIDR?: string; podCIDRs?: string[] };
@@ -77,13 +78,40 @@ describe('KubeClient against the API server double', () => {
     expect(writeOutcome(err)).toBe('unknown');
   });
 
-  it('throttling carries Retry-After and means not applied', async () => {
-    await setup();
+  it('throttling carries Retry-After and means not applied (when retries are used up)', async () => {
+    api = await startApiServerDouble();
+    client = new KubeClient(kubeConfigFromString(api.kubeconfig), { writeTimeoutMs: 300, throttledRetries: 0 });
     api.faults.inject({ resource: 'nodes', verb: 'create', status: 429, retryAfterSeconds: 3, count: 1 });
     const err = await client.create<Node>(NODES, { metadata: { name: 'n1' } }).catch((e: unknown) => e);
     expect(isTooManyRequests(err)).toBe(true);
     expect((err as ApiError).retryAfterSeconds).toBe(3);
     expect(writeOutcome(err)).toBe('not-applied');
+  });
+
+  it('a 429 is sent again after its Retry-After (API Priority and Fairness), not failed', async () => {
+    await setup();
+    api.faults.inject({ resource: 'nodes', verb: 'create', status: 429, retryAfterSeconds: 1, count: 2 });
+    const started = Date.now();
+    const created = await client.create<Node>(NODES, { metadata: { name: 'n1' } });
+    expect(created.metadata.name).toBe('n1');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+    expect(api.count({ verb: 'create', resource: 'nodes' })).toBe(3);
+  });
+
+  it('every request waits for the shared QPS limiter; lease calls (ungated) do not', async () => {
+    api = await startApiServerDouble();
+    const waits: number[] = [];
+    const limiter = new TokenBucket(20, 2);
+    client = new KubeClient(kubeConfigFromString(api.kubeconfig), { rateLimiter: limiter, onRateLimited: (ms) => waits.push(ms) });
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 12 }, (_, i) => client.create<Node>(NODES, { metadata: { name: `q${i}` } })));
+    // A burst of 2, then 20 per second: the 12th request goes out about 500 ms after the first.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+    expect(waits).toHaveLength(12);
+    expect(waits.filter((w) => w === 0)).toHaveLength(2);
+    const before = waits.length;
+    await client.get<Node>(NODES, 'q0', { ungated: true });
+    expect(waits).toHaveLength(before);
   });
 
   it('serves clustercidrs and servicecidrs at the descriptor paths', async () => {

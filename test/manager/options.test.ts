@@ -79,6 +79,13 @@ describe('resolveRunOptions', () => {
     expect(writeTimeoutMs(o.leaderElection)).toBeLessThan(15_000 - 10_000);
   });
 
+  it('--kube-api-qps/--kube-api-burst: kube-controller-manager defaults 20/30, a negative rate turns the limit off', () => {
+    expect(resolveRunOptions({ ...base }).kubeAPIRateLimit).toEqual({ qps: 20, burst: 30 });
+    expect(resolveRunOptions({ ...base, kubeApiQps: '200', kubeApiBurst: '400' }).kubeAPIRateLimit).toEqual({ qps: 200, burst: 400 });
+    expect(resolveRunOptions({ ...base, kubeApiQps: '0.5' }).kubeAPIRateLimit).toEqual({ qps: 0.5, burst: 30 });
+    expect(resolveRunOptions({ ...base, kubeApiQps: '-1' }).kubeAPIRateLimit).toBeUndefined();
+  });
+
   it('keeps the flags-mode IPAM values', () => {
     const o = resolveRunOptions({
       ...base, allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16,fd00::/48', nodeCidrMaskSizeIpv4: '24', nodeCidrMaskSizeIpv6: '64',
@@ -114,6 +121,9 @@ describe('resolveRunOptions', () => {
     [{ ...base, allocateNodeCidrs: true }, /--cluster-cidr: required when --allocate-node-cidrs is true/],
     [{ ...base, concurrentNodeSyncs: '0' }, /--concurrent-node-syncs: 0 is out of range/],
     [{ ...base, concurrentNodeSyncs: 'four' }, /--concurrent-node-syncs: "four" is not an integer/],
+    [{ ...base, kubeApiQps: 'fast' }, /--kube-api-qps: "fast" is not a number/],
+    [{ ...base, kubeApiQps: '0' }, /--kube-api-qps: 0 would allow no request; use a positive rate, or a negative value to turn the limit off/],
+    [{ ...base, kubeApiBurst: '0' }, /--kube-api-burst: 0 is out of range/],
     [{ ...base, nodeStatusUpdateFrequency: '0' }, /--node-status-update-frequency: must be positive/],
     [{ ...base, cidrAllocatorType: 'IPAMFromCluster' }, /--cidr-allocator-type: unsupported type "IPAMFromCluster" \(supported: RangeAllocator, MultiCIDRRangeAllocator, CloudAllocator\)/],
     [{ controllers: 'node-ipam', allocateNodeCidrs: true, cidrAllocatorType: 'CloudAllocator' }, /--cloud-provider: required with --cidr-allocator-type=CloudAllocator/],

@@ -17,6 +17,8 @@ export function addRunFlags(cmd: Command): Command {
     .option('--controllers <list>', "controllers to run: '*' (cloud-node, node-ipam), 'name', '-name' disables", RUN_DEFAULTS.controllers)
     .option('--node-status-update-frequency <duration>', 'period of the node address refresh', RUN_DEFAULTS.nodeStatusUpdateFrequency)
     .option('--concurrent-node-syncs <n>', 'workers per controller', RUN_DEFAULTS.concurrentNodeSyncs)
+    .option('--kube-api-qps <qps>', 'API requests per second shared by every controller (negative: no limit)', RUN_DEFAULTS.kubeApiQps)
+    .option('--kube-api-burst <n>', 'API requests allowed at once above --kube-api-qps', RUN_DEFAULTS.kubeApiBurst)
     .option('--allocate-node-cidrs [bool]', 'allocate pod CIDRs to nodes')
     .option('--cidr-allocator-type <type>', 'pod CIDR allocator: RangeAllocator, MultiCIDRRangeAllocator (ClusterCIDR pools) or CloudAllocator', RUN_DEFAULTS.cidrAllocatorType)
     .option('--cluster-cidr <cidrs>', 'pod CIDR range(s): one CIDR or a dual-stack pair')
