@@ -60,7 +60,7 @@ function startManager(api: ApiServerDouble, cloud: FakeCloudProvider, extra: Rec
     cloudProvider: 'fake', allocateNodeCidrs: true, clusterCidr: '10.64.0.0/10', leaderElect: 'false',
     concurrentNodeSyncs: '4', nodeStatusUpdateFrequency: '1h', ...extra,
   });
-  const manager = new ControllerManager(options, { kubeConfig: kubeConfigFromString(api.kubeconfig), provider: cloud, userAgent: USER_AGENT });
+  const manager = new ControllerManager(options, { kubeConfig: kubeConfigFromString(api.kubeconfig), provider: cloud, userAgent: USER_AGENT, eventRate: null });
   const abort = new AbortController();
   const done = manager.run(abort.signal);
   return { manager, stop: async () => { abort.abort(); await done; } };

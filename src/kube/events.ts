@@ -8,6 +8,7 @@ import { isAlreadyExists, isNotFound } from './errors.js';
 import { formatTime } from './time.js';
 import { EVENTS, type EventObject, type KubeObject, type ObjectReference } from './types.js';
 import { silentLogger, type Logger } from '../log.js';
+import { TokenBucket } from './token-bucket.js';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -220,14 +221,26 @@ export interface EventRecorderOptions extends CorrelatorOptions {
    * with the controllers. Writes of one Event (a create and its count bumps) stay in order.
    */
   concurrency?: number;
+  /**
+   * Process-wide limit on event writes across all objects (as the kubelet's --event-qps and
+   * --event-burst): the per-object spam filter alone lets a round over 100,000 failing nodes post
+   * 100,000 events. Beyond it events are dropped, counted and summed up in one log line a minute.
+   * None: no limit.
+   */
+  rate?: { qps: number; burst: number };
   clock?: Clock;
   logger?: Logger;
 }
+
+/** Interval of the log line that sums up events dropped by the rate limit. */
+const RATE_SUMMARY_MS = 60_000;
 
 export interface EventRecorderStats {
   created: number;
   patched: number;
   droppedSpam: number;
+  /** Dropped by the process-wide rate limit. */
+  droppedRate: number;
   droppedFull: number;
   failed: number;
   invalid: number;
@@ -254,7 +267,11 @@ export class EventRecorder {
   #sending: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #stopped = false;
-  readonly stats: EventRecorderStats = { created: 0, patched: 0, droppedSpam: 0, droppedFull: 0, failed: 0, invalid: 0 };
+  readonly stats: EventRecorderStats = { created: 0, patched: 0, droppedSpam: 0, droppedRate: 0, droppedFull: 0, failed: 0, invalid: 0 };
+  readonly #rate: TokenBucket | undefined;
+  /** Rate-limited drops since the last summary line, and when that line was written. */
+  #rateDropped = 0;
+  #rateSummaryAt = 0;
 
   constructor(options: EventRecorderOptions) {
     this.#client = options.client;
@@ -266,6 +283,7 @@ export class EventRecorder {
     const concurrency = options.concurrency ?? 4;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency: must be an integer >= 1, got ${concurrency}`);
     this.#concurrency = concurrency;
+    this.#rate = options.rate && new TokenBucket(options.rate.qps, options.rate.burst, this.#clock);
   }
 
   /** Events recorded and not yet written. */
@@ -292,6 +310,17 @@ export class EventRecorder {
     if (c.action === 'drop') {
       this.stats.droppedSpam++;
       this.#log.debug({ object: involvedObject.name, reason }, 'event dropped by spam filter');
+      return;
+    }
+    if (this.#rate && !this.#rate.tryTake()) {
+      this.stats.droppedRate++;
+      this.#rateDropped++;
+      const now = this.#clock.now();
+      if (now - this.#rateSummaryAt >= RATE_SUMMARY_MS) {
+        this.#log.warn({ dropped: this.#rateDropped, qps: this.#rate.qps, burst: this.#rate.burst, lastObject: involvedObject.name, lastReason: reason }, 'events dropped by the process-wide event rate limit (the controller log has every warning)');
+        this.#rateDropped = 0;
+        this.#rateSummaryAt = now;
+      }
       return;
     }
     if (this.#pending.length - this.#head >= this.#maxPending) {

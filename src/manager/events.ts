@@ -11,11 +11,19 @@ export interface NodeEvents extends NodeEventSink {
   recorder: EventRecorder;
 }
 
-export function createNodeEventSink(client: KubeClient, options: { component: string; host?: string; logger?: Logger }): NodeEvents {
+/**
+ * Event writes of the whole process: a burst of 100, then 10 a second. A round over 100,000 nodes
+ * that all warn posts a bounded number of events; every warning is still in the log.
+ */
+export const EVENT_RATE = { qps: 10, burst: 100 } as const;
+
+export function createNodeEventSink(client: KubeClient, options: { component: string; host?: string; logger?: Logger; rate?: { qps: number; burst: number } | null }): NodeEvents {
+  const rate = options.rate === undefined ? EVENT_RATE : options.rate;
   const recorder = new EventRecorder({
     client,
     // A burst of new nodes emits one Synced event each; keep them rather than dropping at 1,000.
     maxPending: 20_000,
+    ...(rate ? { rate } : {}),
     component: options.component,
     ...(options.host !== undefined ? { host: options.host } : {}),
     ...(options.logger ? { logger: options.logger } : {}),

@@ -52,6 +52,8 @@ export interface ManagerDeps {
   userAgent?: string;
   /** Period of the node IPAM audit (findings gauge and conflict events; default 60 s). */
   auditIntervalMs?: number;
+  /** Process-wide event write limit (default EVENT_RATE; null: none, for benchmarks counting events per node). */
+  eventRate?: { qps: number; burst: number } | null;
   /** What the node cache keeps of each Node (default slimNode: only what the controllers read). */
   nodeTransform?: <T extends NodeObject>(node: T) => T;
 }
@@ -264,7 +266,7 @@ export class ControllerManager {
     this.#log.info({ identity: this.identity, controllers: [...this.#o.controllers] }, 'starting controllers');
     const nodes = nodeCacheFromWatcher(this.watcher);
     const writer = nodeWriterFromClient(this.client);
-    const events = createNodeEventSink(this.client, { component: COMPONENT, host: this.identity, logger: this.#log });
+    const events = createNodeEventSink(this.client, { component: COMPONENT, host: this.identity, logger: this.#log, ...(this.#deps.eventRate !== undefined ? { rate: this.#deps.eventRate } : {}) });
     this.#events = events;
     await this.watcher.synced;
     const mode = this.#o.ipam.cidrAllocatorType;

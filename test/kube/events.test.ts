@@ -153,6 +153,23 @@ describe('EventRecorder against the API server double', () => {
     expect(rec.stats).toMatchObject({ created: 1, patched: 2, failed: 0 });
   });
 
+  it('a process-wide rate bounds the events of a round over 1,000 failing nodes; the rest are counted, not posted', async () => {
+    api = await startApiServerDouble();
+    const clock = new FakeClock(T0);
+    const client = new KubeClient(kubeConfigFromString(api.kubeconfig), { writeTimeoutMs: 500 });
+    const rec = new EventRecorder({ client, clock, host: 'ccm-0', rate: { qps: 2, burst: 10 } });
+    cleanups.push(() => api.stop(), () => client.close(), () => rec.stop());
+    for (let i = 0; i < 1000; i++) rec.nodeEvent(node(`n${i}`), 'Warning', 'ProvidedNodeIPInvalid', 'failed to get node address from cloud provider that matches ip: 10.0.0.1');
+    await rec.flush();
+    expect(api.count({ verb: 'create', resource: 'events' })).toBe(10);
+    expect(rec.stats).toMatchObject({ created: 10, droppedRate: 990 });
+    // Five seconds later the next round gets 2 × 5 more.
+    clock.advance(5000);
+    for (let i = 0; i < 1000; i++) rec.nodeEvent(node(`m${i}`), 'Warning', 'ProvidedNodeIPInvalid', 'failed to get node address from cloud provider that matches ip: 10.0.0.1');
+    await rec.flush();
+    expect(api.count({ verb: 'create', resource: 'events' })).toBe(20);
+  });
+
   it('does not block the caller and recreates an Event that disappeared', async () => {
     const { client, rec, listEvents } = await setup();
     rec.nodeEvent(node('n1'), 'Warning', 'AddressesInvalid', 'no usable address');
