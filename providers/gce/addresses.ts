@@ -92,10 +92,10 @@ export function gceInterfaceIPv6(nic: GceNetworkInterface, field = 'networkInter
 }
 
 /**
- * Node addresses of a GCE instance, in the order the controller uses them: per interface,
- * networkIP (InternalIP), each natIP (ExternalIP), then the interface's IPv6 (InternalIP) when
- * the cluster has IPv6. With stack type IPV6 the IPv6 entries move to the front, order kept.
- * Text is passed through as the API wrote it.
+ * Node addresses of a GCE instance, as cloud-provider-gcp reports them: per interface, networkIP
+ * (InternalIP), each natIP (ExternalIP), then the interface's IPv6 (InternalIP), internal or
+ * external, whatever the cluster's stack type. Then ordered by family, order kept within each:
+ * IPv6 first for stack type IPV6, IPv4 first otherwise. Text is passed through as the API wrote it.
  */
 export function gceNodeAddresses(instance: GceInstance, options: GceAddressOptions): NodeAddress[] {
   const stackType = checkStackType(options?.stackType);
@@ -112,24 +112,21 @@ export function gceNodeAddresses(instance: GceInstance, options: GceAddressOptio
       if (!isIPv4(ac.natIP)) throw new Error(`${describe(instance)}: ${field}.accessConfigs[${j}].natIP: "${ac.natIP}" is not an IPv4 address`);
       out.push({ type: 'ExternalIP', address: ac.natIP });
     }
-    // A single-stack IPv4 cluster gets no IPv6 addresses, as in the reference provider.
-    if (stackType !== 'IPV4') {
-      let v6: string;
-      try {
-        v6 = gceInterfaceIPv6(nic, field);
-      } catch (err) {
-        throw new Error(`${describe(instance)}: ${(err as Error).message}`, { cause: err });
-      }
-      if (v6) out.push({ type: 'InternalIP', address: v6 });
+    // Reported in every stack type, IPV4 included (cloud-provider-gcp's "dual stack instance with
+    // cluster stack type IPv4" cases): a dual-stack provided-node-ip on such a node must match.
+    let v6: string;
+    try {
+      v6 = gceInterfaceIPv6(nic, field);
+    } catch (err) {
+      throw new Error(`${describe(instance)}: ${(err as Error).message}`, { cause: err });
     }
+    if (v6) out.push({ type: 'InternalIP', address: v6 });
   });
   if (out.length === 0) {
-    throw new Error(`${describe(instance)}: no network interface has an address for stack type ${stackType}`);
+    throw new Error(`${describe(instance)}: no network interface has an address`);
   }
-  if (stackType === 'IPV6') {
-    return [...out.filter((a) => isIPv6(a.address)), ...out.filter((a) => !isIPv6(a.address))];
-  }
-  return out;
+  const preferIPv6 = stackType === 'IPV6';
+  return [...out.filter((a) => isIPv6(a.address) === preferIPv6), ...out.filter((a) => isIPv6(a.address) !== preferIPv6)];
 }
 
 function canonicalCIDR(text: string, field: string): string {

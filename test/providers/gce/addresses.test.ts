@@ -28,16 +28,47 @@ describe('gceNodeAddresses', () => {
       want: [I('10.0.0.5')],
     },
     {
-      name: 'IPV4 stack: interface order, several external IPs, IPv6 left out',
+      name: 'IPV4 stack: IPv4 in interface order (several external IPs), then the IPv6 of dual-stack interfaces',
       instance: twoNics,
       stackType: 'IPV4',
-      want: [I('10.0.0.2'), E('34.1.2.3'), I('10.1.0.2'), E('35.9.9.9')],
+      want: [I('10.0.0.2'), E('34.1.2.3'), I('10.1.0.2'), E('35.9.9.9'), I('fd20:1:2:3::'), I('2600:1900:4000:1::')],
     },
     {
-      name: 'dual stack: each interface IPv4, externals, then its IPv6',
+      name: 'dual stack: IPv4 entries first, then IPv6, each in interface order',
       instance: twoNics,
       stackType: 'IPV4_IPV6',
-      want: [I('10.0.0.2'), E('34.1.2.3'), I('fd20:1:2:3::'), I('10.1.0.2'), E('35.9.9.9'), I('2600:1900:4000:1::')],
+      want: [I('10.0.0.2'), E('34.1.2.3'), I('10.1.0.2'), E('35.9.9.9'), I('fd20:1:2:3::'), I('2600:1900:4000:1::')],
+    },
+    // cloud-provider-gcp's TestNodeAddresses rows, instance n1 (internal IPv6) and n2 (external IPv6).
+    ...(['IPV4', 'IPV4_IPV6'] as const).map((stackType) => ({
+      name: `reference: internal dual stack instance with cluster stack type ${stackType}`,
+      instance: { networkInterfaces: [{ networkIP: '10.1.1.1', ipv6Address: '2001:2d00::0:1' }] },
+      stackType,
+      want: [I('10.1.1.1'), I('2001:2d00::0:1')],
+    })),
+    {
+      name: 'reference: internal dual stack instance with cluster stack type IPV6',
+      instance: { networkInterfaces: [{ networkIP: '10.1.1.1', ipv6Address: '2001:2d00::0:1' }] },
+      stackType: 'IPV6',
+      want: [I('2001:2d00::0:1'), I('10.1.1.1')],
+    },
+    ...(['IPV4', 'IPV4_IPV6'] as const).map((stackType) => ({
+      name: `reference: external dual stack instance with cluster stack type ${stackType}`,
+      instance: { networkInterfaces: [{ networkIP: '10.1.1.2', ipv6AccessType: 'EXTERNAL', ipv6AccessConfigs: [{ externalIpv6: '2001:1900::0:2' }], accessConfigs: [{ natIP: '20.1.1.2' }] }] },
+      stackType,
+      want: [I('10.1.1.2'), E('20.1.1.2'), I('2001:1900::0:2')],
+    })),
+    {
+      name: 'reference: external dual stack instance with cluster stack type IPV6',
+      instance: { networkInterfaces: [{ networkIP: '10.1.1.2', ipv6AccessType: 'EXTERNAL', ipv6AccessConfigs: [{ externalIpv6: '2001:1900::0:2' }], accessConfigs: [{ natIP: '20.1.1.2' }] }] },
+      stackType: 'IPV6',
+      want: [I('2001:1900::0:2'), I('10.1.1.2'), E('20.1.1.2')],
+    },
+    {
+      name: 'IPv6-only interface on an IPV4 cluster: its address is still reported',
+      instance: { networkInterfaces: [{ ipv6Address: 'fd00::1' }] },
+      stackType: 'IPV4',
+      want: [I('fd00::1')],
     },
     {
       name: 'IPV6 stack: all IPv6 entries first, order within each family kept',
@@ -83,7 +114,7 @@ describe('gceNodeAddresses', () => {
     { name: 'bad networkIP', instance: { networkInterfaces: [{ networkIP: '10.0.0' }] }, message: /networkInterfaces\[0\]\.networkIP: "10\.0\.0"/ },
     { name: 'IPv6 in natIP', instance: { networkInterfaces: [{ networkIP: '10.0.0.1', accessConfigs: [{ natIP: '::1' }] }] }, message: /accessConfigs\[0\]\.natIP: "::1" is not an IPv4/ },
     { name: 'bad ipv6Address', instance: { networkInterfaces: [{ networkIP: '10.0.0.1', ipv6Address: '10.0.0.9' }] }, stackType: 'IPV4_IPV6', message: /networkInterfaces\[0\]\.ipv6Address: "10\.0\.0\.9"/ },
-    { name: 'only IPv6 on an IPV4 cluster', instance: { name: 'v6', networkInterfaces: [{ ipv6Address: 'fd00::1' }] }, message: /instance "v6": no network interface has an address for stack type IPV4/ },
+    { name: 'no address on any interface', instance: { name: 'bare', networkInterfaces: [{ name: 'nic0' }] }, message: /instance "bare": no network interface has an address/ },
     { name: 'unknown stack type', instance: { networkInterfaces: [{ networkIP: '10.0.0.1' }] }, stackType: 'DUAL', message: /stackType: "DUAL" is not one of/ },
     { name: 'not an object', instance: null, message: /expected a compute v1 Instance object, got null/ },
   ];

@@ -232,11 +232,11 @@ describe('gce provider against the compute v1 emulator', () => {
     }
   });
 
-  it('IPV4 stack: no IPv6 addresses or ranges', async () => {
+  it('IPV4 stack: the IPv6 address is reported after the IPv4 ones (as cloud-provider-gcp does), no IPv6 range', async () => {
     const v4 = await provider(emu, { stackType: 'IPV4' });
     try {
       const r = (await v4.instancesMetadata([{ name: 'a-1' }])).get('a-1');
-      expect(r?.kind === 'found' && r.value.addresses.map((a) => a.address)).toEqual(['10.0.0.3', '34.0.0.3']);
+      expect(r?.kind === 'found' && r.value.addresses.map((a) => a.address)).toEqual(['10.0.0.3', '34.0.0.3', 'fd20:0:0:1::']);
       expect(r?.kind === 'found' && r.value.podCIDRs).toEqual(['10.64.1.0/24']);
     } finally {
       await v4.close();
