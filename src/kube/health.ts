@@ -1,10 +1,13 @@
 // The metrics and health endpoints: /metrics (a prom-client Registry passed in), /livez, /readyz and
 // /healthz with named checks, answering like Kubernetes components ("ok", or "[+]/[-]" lines with
-// ?verbose or on failure). Port 0 turns the server off.
+// ?verbose or on failure). Port 0 turns the server off. With `tls` it serves HTTPS; a `guard`
+// (src/serving/server.ts) checks each request before it is served.
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { silentLogger, type Logger } from '../log.js';
+import type { RequestGuard } from '../serving/server.js';
 
 /** A named check; it fails by throwing (the message is shown) or returning a failure string. */
 export interface HealthCheck {
@@ -25,6 +28,10 @@ export interface HealthServerOptions {
   /** A check slower than this fails (default 5000 ms). */
   checkTimeoutMs?: number;
   logger?: Logger;
+  /** Serve HTTPS with this PEM certificate and key (default: plain HTTP). */
+  tls?: { cert: string; key: string };
+  /** Authentication and authorization of each request (default: none). */
+  guard?: RequestGuard;
 }
 
 interface CheckResult {
@@ -49,7 +56,8 @@ async function runCheck(c: HealthCheck, timeoutMs: number): Promise<CheckResult>
 }
 
 export class HealthServer {
-  readonly #server: http.Server;
+  readonly #server: http.Server | https.Server;
+  readonly #guard: RequestGuard | undefined;
   readonly #checks: Record<HealthEndpoint, HealthCheck[]>;
   readonly #registry: Registry;
   readonly #timeoutMs: number;
@@ -61,13 +69,15 @@ export class HealthServer {
     this.#checks = { livez: [...(options.livez ?? [])], readyz: [...(options.readyz ?? [])] };
     this.#timeoutMs = options.checkTimeoutMs ?? 5000;
     this.#log = options.logger ?? silentLogger;
-    this.#server = http.createServer((req, res) => {
+    this.#guard = options.guard;
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
       this.#handle(req, res).catch((err: unknown) => {
         this.#log.error({ err, url: req.url }, 'health endpoint failed');
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
         res.end('internal error\n');
       });
-    });
+    };
+    this.#server = options.tls ? https.createServer({ cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' }, handler) : http.createServer(handler);
   }
 
   /** Starts listening; resolves to undefined when the port is 0 (off). */
@@ -82,7 +92,7 @@ export class HealthServer {
       s.#server.listen(port, address, () => resolve());
     });
     const a = s.#server.address() as AddressInfo;
-    s.#url = `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
+    s.#url = `${options.tls ? 'https' : 'http'}://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
     return s;
   }
 
@@ -101,6 +111,12 @@ export class HealthServer {
 
   async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    const denial = await this.#guard?.(req);
+    if (denial) {
+      res.writeHead(denial.status, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+      res.end(`${denial.message}\n`);
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });
       res.end('method not allowed\n');

@@ -119,6 +119,10 @@ export interface RawRunFlags {
   leaderElectResourceName?: string;
   bindAddress?: string;
   securePort?: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  authorizationAlwaysAllowPaths?: string;
+  insecurePlainHttp?: string | boolean;
   logLevel?: string;
 }
 
@@ -157,7 +161,19 @@ export interface RunOptions {
   bindAddress: string;
   /** 0 turns the health/metrics server off. */
   securePort: number;
+  serving: ServingOptions;
   logLevel: string;
+}
+
+/** How /metrics and the health paths are served on --secure-port (src/serving). */
+export interface ServingOptions {
+  /** PEM files; both absent: a self-signed certificate is made at start. */
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** Served without authentication or authorization (exact paths, or prefixes ending in *). */
+  alwaysAllowPaths: string[];
+  /** Plain HTTP, no TLS and no authentication: only when asked (the sandbox's simulate, tests). */
+  plainHTTP: boolean;
 }
 
 export const RUN_DEFAULTS = {
@@ -176,6 +192,7 @@ export const RUN_DEFAULTS = {
   leaderElectResourceName: 'node-address-ccm',
   bindAddress: '127.0.0.1',
   securePort: '10268',
+  authorizationAlwaysAllowPaths: '/healthz,/readyz,/livez',
   logLevel: 'info',
 } as const;
 
@@ -205,6 +222,28 @@ function parseRateLimit(qpsText: string, burstText: string): { qps: number; burs
   if (qps === 0) fail('--kube-api-qps: 0 would allow no request; use a positive rate, or a negative value to turn the limit off');
   const burst = parseIntFlag('--kube-api-burst', burstText, 1, 1_000_000);
   return qps < 0 ? undefined : { qps, burst };
+}
+
+/** --tls-*, --authorization-always-allow-paths and --insecure-plain-http. */
+function resolveServing(raw: RawRunFlags): ServingOptions {
+  const plainHTTP = parseGoBool('--insecure-plain-http', raw.insecurePlainHttp ?? false);
+  const file = (flag: string, v: string | undefined): string | undefined => {
+    if (v === undefined) return undefined;
+    if (v.trim() === '') fail(`${flag}: must not be empty`);
+    return v;
+  };
+  const tlsCertFile = file('--tls-cert-file', raw.tlsCertFile);
+  const tlsPrivateKeyFile = file('--tls-private-key-file', raw.tlsPrivateKeyFile);
+  if (tlsCertFile !== undefined && tlsPrivateKeyFile === undefined) fail(`--tls-private-key-file: required with --tls-cert-file "${tlsCertFile}"`);
+  if (tlsPrivateKeyFile !== undefined && tlsCertFile === undefined) fail(`--tls-cert-file: required with --tls-private-key-file "${tlsPrivateKeyFile}"`);
+  if (plainHTTP && tlsCertFile !== undefined) fail('--insecure-plain-http: cannot be combined with --tls-cert-file (plain HTTP has no certificate)');
+  const pathsText = raw.authorizationAlwaysAllowPaths ?? RUN_DEFAULTS.authorizationAlwaysAllowPaths;
+  const alwaysAllowPaths = pathsText.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  for (const p of alwaysAllowPaths) {
+    if (!p.startsWith('/')) fail(`--authorization-always-allow-paths: "${p}" is not an absolute path (it must start with /)`);
+    if (p.slice(0, -1).includes('*')) fail(`--authorization-always-allow-paths: "${p}": * is only allowed as the last character`);
+  }
+  return { alwaysAllowPaths, plainHTTP, ...(tlsCertFile !== undefined ? { tlsCertFile } : {}), ...(tlsPrivateKeyFile !== undefined ? { tlsPrivateKeyFile } : {}) };
 }
 
 /** Validates and converts every flag. Throws RunOptionsError naming the flag and the value. */
@@ -268,6 +307,7 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
   const bindAddress = raw.bindAddress ?? RUN_DEFAULTS.bindAddress;
   if (!isIPAddress(bindAddress)) fail(`--bind-address: "${bindAddress}" is not an IP address`);
   const securePort = parseIntFlag('--secure-port', raw.securePort ?? RUN_DEFAULTS.securePort, 0, 65535);
+  const serving = resolveServing(raw);
 
   const options: RunOptions = {
     featureGates: raw.featureGates ?? '',
@@ -279,6 +319,7 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
     leaderElection,
     bindAddress,
     securePort,
+    serving,
     logLevel: raw.logLevel ?? RUN_DEFAULTS.logLevel,
   };
   if (raw.kubeconfig !== undefined) {

@@ -83,7 +83,7 @@ describe('node-address-ccm run against the API double', () => {
     createNode(api, { name: 'n1', nodeIP: '10.0.0.1,fd00::1' });
     const port = await freePort();
     const child = spawn(process.execPath, [cliPath, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider', 'static', '--cloud-config', cloudConfig,
-      '--allocate-node-cidrs', '--cluster-cidr', '10.244.0.0/16', '--secure-port', String(port),
+      '--allocate-node-cidrs', '--cluster-cidr', '10.244.0.0/16', '--secure-port', String(port), '--insecure-plain-http',
       '--leader-elect-lease-duration=3s', '--leader-elect-renew-deadline=2s', '--leader-elect-retry-period=500ms'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

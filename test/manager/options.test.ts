@@ -74,6 +74,7 @@ describe('resolveRunOptions', () => {
     });
     expect(o.bindAddress).toBe('127.0.0.1');
     expect(o.securePort).toBe(10268);
+    expect(o.serving).toEqual({ alwaysAllowPaths: ['/healthz', '/readyz', '/livez'], plainHTTP: false });
     expect(o.logLevel).toBe('info');
     expect(o.kubeconfig).toBeUndefined();
     expect(writeTimeoutMs(o.leaderElection)).toBeLessThan(15_000 - 10_000);
@@ -111,6 +112,14 @@ describe('resolveRunOptions', () => {
     expect(cloud.ipam.cidrAllocatorType).toBe('CloudAllocator');
   });
 
+  it('serving: certificate pair, always-allowed paths (prefixes with a trailing *), plain HTTP only when asked', () => {
+    expect(resolveRunOptions({ ...base, tlsCertFile: '/c.pem', tlsPrivateKeyFile: '/k.pem', authorizationAlwaysAllowPaths: '/healthz, /debug/*' }).serving)
+      .toEqual({ tlsCertFile: '/c.pem', tlsPrivateKeyFile: '/k.pem', alwaysAllowPaths: ['/healthz', '/debug/*'], plainHTTP: false });
+    expect(resolveRunOptions({ ...base, insecurePlainHttp: true }).serving.plainHTTP).toBe(true);
+    expect(resolveRunOptions({ ...base, insecurePlainHttp: 'false' }).serving.plainHTTP).toBe(false);
+    expect(resolveRunOptions({ ...base, authorizationAlwaysAllowPaths: '' }).serving.alwaysAllowPaths).toEqual([]);
+  });
+
   it('leader election off skips its timing checks', () => {
     const o = resolveRunOptions({ ...base, leaderElect: 'false', leaderElectLeaseDuration: '1s' });
     expect(o.leaderElection.enabled).toBe(false);
@@ -134,6 +143,13 @@ describe('resolveRunOptions', () => {
     [{ ...base, bindAddress: 'localhost' }, /--bind-address: "localhost" is not an IP address/],
     [{ ...base, securePort: '70000' }, /--secure-port: 70000 is out of range/],
     [{ ...base, kubeconfig: '' }, /--kubeconfig: must not be empty/],
+    [{ ...base, tlsCertFile: '/c.pem' }, /--tls-private-key-file: required with --tls-cert-file "\/c.pem"/],
+    [{ ...base, tlsPrivateKeyFile: '/k.pem' }, /--tls-cert-file: required with --tls-private-key-file "\/k.pem"/],
+    [{ ...base, tlsCertFile: ' ', tlsPrivateKeyFile: '/k.pem' }, /--tls-cert-file: must not be empty/],
+    [{ ...base, insecurePlainHttp: true, tlsCertFile: '/c.pem', tlsPrivateKeyFile: '/k.pem' }, /--insecure-plain-http: cannot be combined with --tls-cert-file/],
+    [{ ...base, insecurePlainHttp: 'yes' }, /--insecure-plain-http: invalid boolean "yes"/],
+    [{ ...base, authorizationAlwaysAllowPaths: 'healthz' }, /--authorization-always-allow-paths: "healthz" is not an absolute path/],
+    [{ ...base, authorizationAlwaysAllowPaths: '/a*b' }, /--authorization-always-allow-paths: "\/a\*b": \* is only allowed as the last character/],
     [{ ...base, leaderElect: 'maybe' }, /--leader-elect: invalid boolean "maybe"/],
   ])('rejects %j', (raw, message) => {
     expect(() => resolveRunOptions(raw)).toThrow(RunOptionsError);

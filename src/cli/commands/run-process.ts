@@ -5,6 +5,7 @@ import { HealthServer } from '../../kube/health.js';
 import { ControllerManager, type ManagerDeps } from '../../manager/manager.js';
 import type { RunOptions } from '../../manager/options.js';
 import { UsageError } from '../exit-codes.js';
+import { secureServing, type SecureServingConfig } from '../../serving/server.js';
 
 /** Builds the manager; option values the libraries reject (gates, CIDRs) are usage errors. */
 export function buildManager(options: RunOptions, deps: ManagerDeps): ControllerManager {
@@ -36,7 +37,19 @@ export async function startProcess(options: RunOptions, logger: Logger, deps: Ma
     if (err instanceof Error && err.message.startsWith('--')) throw new UsageError(err.message);
     throw err;
   }
+  let serving: SecureServingConfig = { selfSigned: false };
+  if (options.securePort !== 0) {
+    try {
+      serving = await secureServing(options, manager.client, logger);
+    } catch (err) {
+      manager.client.close();
+      if (err instanceof Error && err.message.startsWith('--')) throw new UsageError(err.message);
+      throw err;
+    }
+  }
   const health = await HealthServer.start({
+    ...(serving.tls ? { tls: serving.tls } : {}),
+    ...(serving.guard ? { guard: serving.guard } : {}),
     address: options.bindAddress,
     port: options.securePort,
     registry: manager.registry,
@@ -44,7 +57,10 @@ export async function startProcess(options: RunOptions, logger: Logger, deps: Ma
     livez: [{ name: 'controllers', check: () => manager.notLiveReason() }],
     readyz: [{ name: 'connected', check: () => manager.notReadyReason() }],
   });
-  if (health) logger.info({ url: health.url }, 'serving /metrics, /livez, /readyz, /healthz');
+  if (health) {
+    logger.info({ url: health.url, selfSignedCertificate: serving.selfSigned, alwaysAllowPaths: options.serving.alwaysAllowPaths },
+      serving.tls ? 'serving /metrics (TokenReview + SubjectAccessReview), /livez, /readyz, /healthz over HTTPS' : 'serving /metrics, /livez, /readyz, /healthz over plain HTTP (--insecure-plain-http): no authentication');
+  }
   const abort = new AbortController();
   const onSignal = (sig: NodeJS.Signals): void => {
     logger.info({ signal: sig }, 'shutting down');

@@ -32,8 +32,12 @@ export function addRunFlags(cmd: Command): Command {
     .option('--leader-elect-retry-period <duration>', 'retry period', RUN_DEFAULTS.leaderElectRetryPeriod)
     .option('--leader-elect-resource-namespace <ns>', 'namespace of the lease', RUN_DEFAULTS.leaderElectResourceNamespace)
     .option('--leader-elect-resource-name <name>', 'name of the lease', RUN_DEFAULTS.leaderElectResourceName)
-    .option('--bind-address <ip>', 'address of the /metrics and health server', RUN_DEFAULTS.bindAddress)
-    .option('--secure-port <port>', 'port of the /metrics and health server (0: off)', RUN_DEFAULTS.securePort)
+    .option('--bind-address <ip>', 'address of --secure-port (0.0.0.0: every interface)', RUN_DEFAULTS.bindAddress)
+    .option('--secure-port <port>', 'HTTPS port of /metrics and the health paths (0: off)', RUN_DEFAULTS.securePort)
+    .option('--tls-cert-file <path>', 'PEM serving certificate (chain) for --secure-port (default: self-signed, made at start)')
+    .option('--tls-private-key-file <path>', 'PEM private key of --tls-cert-file')
+    .option('--authorization-always-allow-paths <paths>', 'paths served without authentication or authorization (a trailing * matches a prefix)', RUN_DEFAULTS.authorizationAlwaysAllowPaths)
+    .option('--insecure-plain-http [bool]', 'serve --secure-port over plain HTTP with no authentication (sandboxes and tests only)')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', RUN_DEFAULTS.logLevel);
 }
 
