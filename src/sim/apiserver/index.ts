@@ -15,5 +15,6 @@ export { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, METADATA_SMP
 export type { SmpSchema, ListStrategy, Json } from './patch.js';
 export { parseLabelSelector, matchesLabels, parseFieldSelector, matchesFields } from './selectors.js';
 export type { LabelRequirement, FieldRequirement } from './selectors.js';
-export { loadRbacDir, parseRbacYaml, Authorizer } from './rbac.js';
+export { loadRbacDir, parseRbacYaml, Authorizer, BOOTSTRAP_CLUSTER_ROLES, withBootstrapRoles } from './rbac.js';
+export { reviewAccess, reviewEndpoint, tokenReview, subjectAccessReview, TOKEN_REVIEWS, SUBJECT_ACCESS_REVIEWS } from './reviews.js';
 export type { RbacPolicy, Role, Binding, Subject, PolicyRule, UserInfo } from './rbac.js';

@@ -152,8 +152,33 @@ function ruleAllowsPath(rule: PolicyRule, a: NonResourceAttributes): boolean {
 // kube-apiserver's bootstrap policy lets everyone read discovery and health endpoints.
 const PUBLIC_PATHS: PolicyRule = { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/version', '/version/', '/healthz', '/livez', '/readyz', '/openapi', '/openapi/*'] };
 
+/**
+ * ClusterRoles every kube-apiserver has from its bootstrap policy that deploy/ binds to without
+ * shipping: system:auth-delegator lets a component review the tokens and access of its clients.
+ */
+export const BOOTSTRAP_CLUSTER_ROLES: readonly Role[] = [
+  {
+    kind: 'ClusterRole',
+    name: 'system:auth-delegator',
+    rules: [
+      { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'] },
+      { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'] },
+    ],
+  },
+];
+
+/** The policy with the bootstrap ClusterRoles it does not define itself. */
+export function withBootstrapRoles(policy: RbacPolicy): RbacPolicy {
+  const own = new Set(policy.roles.filter((r) => r.kind === 'ClusterRole').map((r) => r.name));
+  return { bindings: policy.bindings, roles: [...policy.roles, ...BOOTSTRAP_CLUSTER_ROLES.filter((r) => !own.has(r.name))] };
+}
+
 export class Authorizer {
-  constructor(private readonly policy: RbacPolicy) {}
+  private readonly policy: RbacPolicy;
+
+  constructor(policy: RbacPolicy) {
+    this.policy = withBootstrapRoles(policy);
+  }
 
   private subjectMatches(s: Subject, user: UserInfo): boolean {
     if (s.kind === 'User') return s.name === user.name;

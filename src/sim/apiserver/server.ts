@@ -15,6 +15,7 @@ import { apiVersionOf, type KObject, type ResourceDef } from './resources.js';
 import { route as routeOf, verbOf, type Route } from './router.js';
 import { Store, type Resource } from './store.js';
 import { serveWatch, type WatchContext } from './watch-stream.js';
+import { reviewEndpoint, subjectAccessReview, tokenReview, TOKEN_REVIEWS } from './reviews.js';
 import { selfSignedCertificate, type TlsMaterial } from './tls.js';
 
 export interface UserSpec {
@@ -335,6 +336,24 @@ export class ApiServer implements ApiServerDouble {
       const user = this.authenticate(req);
       userName = user.name;
       const method = req.method ?? 'GET';
+      const review = reviewEndpoint(url.pathname);
+      if (review) {
+        // Create-only and never stored: counted and authorized as "create <plural>.<group>".
+        this.counterTable.record('create', review.plural, review.group, '', userAgent);
+        row = ['create', review.plural, review.group, ''];
+        if (method !== 'POST') throw new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`);
+        const info: RequestInfo = { verb: 'create', resource: review.plural, group: review.group, subresource: '', namespace: '', name: '', userAgent, user: user.name };
+        if (this.authorizer && !this.authorizer.authorizeResource(user, { verb: 'create', apiGroup: review.group, resource: review.plural, subresource: '', namespace: '', name: '' })) {
+          throw this.forbidden(user, info);
+        }
+        const fault = this.faults.decide(info);
+        if (fault.latencyMs > 0) await delay(fault.latencyMs);
+        if (fault.error) throw fault.error;
+        const body = parseJsonBody(await readBody(req));
+        const out = review === TOKEN_REVIEWS ? tokenReview(body, (t) => this.tokens.get(t)) : subjectAccessReview(body, this.authorizer);
+        answered = this.send(res, 201, out);
+        return;
+      }
       const route = routeOf(url.pathname, this.store.resources, (g, v, p) => this.store.findResource(g, v, p));
       if (route.kind === 'nonresource') {
         this.counterTable.record('get', '', '', url.pathname, userAgent);
