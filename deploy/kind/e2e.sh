@@ -208,11 +208,11 @@ log "starting the kind provider on the host (log: ${PROVIDER_LOG})"
   --secure-port=10268) >"${PROVIDER_LOG}" 2>&1 &
 PROVIDER_PID=$!
 for _ in $(seq 1 30); do
-  curl -fsS http://127.0.0.1:10268/readyz >/dev/null 2>&1 && break
+  curl -fsSk https://127.0.0.1:10268/readyz >/dev/null 2>&1 && break
   kill -0 "${PROVIDER_PID}" 2>/dev/null || { cat "${PROVIDER_LOG}" >&2; die "the host provider exited"; }
   sleep 1
 done
-curl -fsS http://127.0.0.1:10268/readyz >/dev/null 2>&1 \
+curl -fsSk https://127.0.0.1:10268/readyz >/dev/null 2>&1 \
   || { cat "${PROVIDER_LOG}" >&2; die "the host provider did not become ready on 127.0.0.1:10268"; }
 
 log "waiting for the in-cluster Deployment"

@@ -108,6 +108,12 @@ export interface KubeClientOptions {
   rateLimiter?: TokenBucket;
   /** Called with the time each request waited for the rate limiter (rest_client_rate_limiter_duration_seconds). */
   onRateLimited?: (waitedMs: number, method: string) => void;
+  /**
+   * Called once per HTTP request sent, when its answer's headers arrive or it fails
+   * (rest_client_requests_total, rest_client_request_duration_seconds): code is the status, or
+   * "<error>" when none came.
+   */
+  onRequest?: (r: { method: string; host: string; code: string; seconds: number }) => void;
   /** Retries of a request answered 429 Too Many Requests, each after its Retry-After (default 10, as client-go). */
   throttledRetries?: number;
 }
@@ -164,6 +170,17 @@ interface Connection {
 
 const USER_AGENT = 'node-address-ccm';
 
+type SendOnce = (
+  method: string,
+  path: string,
+  query: RequestOptions['query'],
+  body: unknown,
+  contentType: string | undefined,
+  timeoutMs: number | undefined,
+  signal: AbortSignal | undefined,
+  stream: boolean,
+) => Promise<{ res: http.IncomingMessage; body: string | undefined; cancel: () => void }>;
+
 export class KubeClient {
   readonly #kc: KubeConfig;
   readonly #readTimeoutMs: number;
@@ -174,6 +191,7 @@ export class KubeClient {
   #agent: http.Agent | undefined;
   readonly #limiter: TokenBucket | undefined;
   readonly #onRateLimited: ((waitedMs: number, method: string) => void) | undefined;
+  readonly #onRequest: KubeClientOptions['onRequest'];
   readonly #throttledRetries: number;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
@@ -186,6 +204,7 @@ export class KubeClient {
     this.#gate = options.writeGate;
     this.#limiter = options.rateLimiter;
     this.#onRateLimited = options.onRateLimited;
+    this.#onRequest = options.onRequest;
     this.#throttledRetries = options.throttledRetries ?? 10;
     this.#userAgent = options.userAgent ?? USER_AGENT;
     this.#fieldManager = options.fieldManager ?? USER_AGENT;
@@ -283,7 +302,28 @@ export class KubeClient {
     this.#onRateLimited?.(waited, req.method);
   }
 
-  async #send(
+  /** #sendOnce, measured for onRequest. */
+  async #send(...args: Parameters<SendOnce>): ReturnType<SendOnce> {
+    if (!this.#onRequest) return this.#sendOnce(...args);
+    const started = performance.now();
+    const report = (code: string): void => {
+      let host = '';
+      try {
+        host = new URL(this.server).host;
+      } catch { /* an unusable server URL fails the request itself */ }
+      this.#onRequest?.({ method: args[0], host, code, seconds: (performance.now() - started) / 1000 });
+    };
+    try {
+      const r = await this.#sendOnce(...args);
+      report(String(r.res.statusCode ?? '<error>'));
+      return r;
+    } catch (err) {
+      report('<error>');
+      throw err;
+    }
+  }
+
+  async #sendOnce(
     method: string,
     path: string,
     query: RequestOptions['query'],
