@@ -191,6 +191,10 @@ export class ControllerManager {
     if (this.#started) throw new Error('ControllerManager.run: already running');
     this.#started = true;
     await this.loadProvider();
+    const listStarted = Date.now();
+    this.watcher.on('synced', ({ initial, count }) => {
+      if (initial) this.#log.info({ nodes: count, ms: Date.now() - listStarted }, 'node cache synced');
+    });
     this.watcher.start();
     try {
       if (!this.#o.leaderElection.enabled) {

@@ -335,8 +335,9 @@ export class CloudNodeController {
   #scheduleResync(): void {
     if (this.#stopped) return;
     this.#resyncTimer = this.#clock.setTimer(() => {
+      const started = this.#clock.now();
       this.#resyncRunning = this.resyncAddresses()
-        .then(() => undefined)
+        .then((stats) => this.#log.info({ ...stats, ms: this.#clock.now() - started }, 'address refresh done'))
         .catch((err: unknown) => this.#log.error({ err }, 'address refresh failed'))
         .finally(() => {
           this.#resyncRunning = undefined;

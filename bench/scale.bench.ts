@@ -1,0 +1,171 @@
+// Scale benchmark (npm run bench scale): 100,000 realistic Node objects (about 12 KB of JSON each)
+// in the API server double, in its own process, and the real `run` process (static provider,
+// cloud-node + node-ipam) against it over HTTP. Measured, for each --kube-api-qps in
+// BENCH_SCALE_QPS (default unlimited and 200):
+// - the controller's RSS (peak and after sync) and time from start to "node cache synced";
+// - 10,000 tainted nodes joining at once: time until all are initialised with pod CIDRs, API
+//   writes and events per node, cloud calls;
+// - address refresh rounds over all nodes (every 15 s): wall time per round, cloud calls, and the
+//   RSS after each round (growth over BENCH_SCALE_ROUNDS rounds, default 10).
+// It takes several minutes and several GB of memory (the double's side); it is not part of npm test.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const cli = path.join(here, '../src/cli/main.js');
+const NODES = Number(process.env.BENCH_SCALE_NODES ?? 100_000);
+const JOIN = Number(process.env.BENCH_SCALE_JOIN ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 10);
+const QPS = (process.env.BENCH_SCALE_QPS ?? '-1,200').split(',');
+const REFRESH = '15s';
+
+interface Lines {
+  /** The first message at index `from` or later that matches. */
+  next(match: (msg: Record<string, unknown>) => boolean, timeoutMs: number, what: string, from?: number): Promise<Record<string, unknown>>;
+  all: Record<string, unknown>[];
+}
+
+/** JSON lines of a child's stdout, with a way to wait for one that matches. */
+function lines(child: ChildProcess): Lines {
+  const all: Record<string, unknown>[] = [];
+  const waiters: { match: (m: Record<string, unknown>) => boolean; from: number; resolve: (m: Record<string, unknown>) => void }[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    let msg: Record<string, unknown>;
+    try {
+      msg = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    all.push(msg);
+    for (const w of [...waiters]) {
+      if (all.length - 1 >= w.from && w.match(msg)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(msg);
+      }
+    }
+  });
+  return {
+    all,
+    next(match, timeoutMs, what, from = 0) {
+      const seen = all.slice(from).find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`bench scale: timed out waiting for ${what}`)), timeoutMs);
+        waiters.push({ match, from, resolve: (m) => (clearTimeout(t), resolve(m)) });
+      });
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** VmRSS and VmHWM (peak) of a process, in MiB. */
+function rss(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+}
+
+/** Sum of a counter over its label sets, from the process's /metrics; undefined when not reachable. */
+async function metric(port: number, name: string, filter = ''): Promise<number | undefined> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    let sum = 0;
+    for (const line of text.split('\n')) if (line.startsWith(`${name}{`) && line.includes(filter)) sum += Number(line.split(' ').pop());
+    return sum;
+  } catch {
+    return undefined;
+  }
+}
+
+async function scenario(qps: string): Promise<string[]> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ccm-scale-'));
+  const kubeconfig = path.join(dir, 'kubeconfig');
+  const cloudConfig = path.join(dir, 'cloud.json');
+  const apiProc = spawn(process.execPath, ['--max-old-space-size=16384', path.join(here, 'scale-apiserver.js'), kubeconfig, cloudConfig, String(NODES), String(JOIN)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const api = lines(apiProc);
+  const ask = async (cmd: string, match: (m: Record<string, unknown>) => boolean, timeoutMs = 120_000) => {
+    const from = api.all.length;
+    apiProc.stdin!.write(`${JSON.stringify({ cmd })}\n`);
+    return api.next(match, timeoutMs, cmd, from);
+  };
+  let run: ChildProcess | undefined;
+  try {
+    const ready = await api.next((m) => m.ready === true, 900_000, 'the double to fill');
+    const port = await freePort();
+    const started = Date.now();
+    run = spawn(process.execPath, [cli, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider=static', `--cloud-config=${cloudConfig}`,
+      '--insecure-plain-http', '--allocate-node-cidrs', '--cluster-cidr=100.64.0.0/10', '--node-cidr-mask-size=27', '--leader-elect=false', `--secure-port=${port}`,
+      `--node-status-update-frequency=${REFRESH}`, `--kube-api-qps=${qps}`, '--kube-api-burst=400', '--concurrent-node-syncs=4'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const logs = lines(run);
+    const synced = await logs.next((m) => m.msg === 'node cache synced', 300_000, 'node cache synced');
+    const syncMs = Date.now() - started;
+    await logs.next((m) => m.msg === 'allocator loaded from existing nodes', 300_000, 'restore');
+    const afterSync = rss(run.pid!);
+    const heapMiB = await metric(port, 'nodejs_heap_size_used_bytes').then((v) => (v === undefined ? '—' : String(Math.round(v / 2 ** 20))));
+    const cloudBefore = (await metric(port, 'cloudprovider_requests_total')) ?? NaN;
+
+    // 10,000 tainted nodes join at once.
+    const joined = await ask('join', (m) => m.joined !== undefined);
+    const before = joined.counts as Record<string, number>;
+    let status: Record<string, unknown>;
+    for (;;) {
+      status = await ask('status', (m) => m.pending !== undefined);
+      if (status.pending === 0) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const joinMs = status.sinceJoinMs as number;
+    const after = status.counts as Record<string, number>;
+    const per = (k: string) => ((after[k]! - before[k]!) / JOIN).toFixed(3);
+    const cloudAfterJoin = (await metric(port, 'cloudprovider_requests_total')) ?? NaN;
+
+    // Refresh rounds over every node, RSS after each.
+    const samples: { ms: number; rss: number }[] = [];
+    let lastCloud = cloudAfterJoin;
+    const cloudPerRound: number[] = [];
+    // Rounds that start after the join: the first one counted begins once every node is initialised.
+    let from = logs.all.length;
+    while (samples.length < ROUNDS) {
+      const n = samples.length;
+      const round = await logs.next((m) => m.msg === 'address refresh done' && (m.nodes as number) >= NODES + JOIN, 120_000, `refresh round ${n + 1}`, from);
+      from = logs.all.indexOf(round) + 1;
+      samples.push({ ms: round.ms as number, rss: rss(run.pid!).rss });
+      const c = (await metric(port, 'cloudprovider_requests_total')) ?? NaN;
+      cloudPerRound.push(c - lastCloud);
+      lastCloud = c;
+    }
+    const peak = rss(run.pid!).peak;
+    const limit = qps === '-1' ? 'unlimited' : `${qps} QPS`;
+    const firstRounds = samples.slice(0, 3).map((s) => s.rss);
+    return [
+      `| ${limit} | ${NODES.toLocaleString('en-US')} realistic nodes: cache synced | ${(syncMs / 1000).toFixed(1)} s (LIST in ${(Number(synced.ms) / 1000).toFixed(1)} s) | RSS ${afterSync.rss} MiB after sync, heap ${heapMiB} MiB; double filled in ${(Number(ready.fillMs) / 1000).toFixed(0)} s |`,
+      `| ${limit} | ${JOIN.toLocaleString('en-US')} tainted nodes join | ${(joinMs / 1000).toFixed(1)} s until all initialised with pod CIDRs | per node: PATCH node ${per('patchNodes')}, PATCH status ${per('patchStatus')}, PUT ${per('updateNodes')}, POST event ${per('createEvents')}, PATCH event ${per('patchEvents')}; cloud calls ${cloudAfterJoin - cloudBefore} |`,
+      `| ${limit} | refresh of ${(NODES + JOIN).toLocaleString('en-US')} nodes × ${ROUNDS} | ${samples.map((s) => (s.ms / 1000).toFixed(1)).join(', ')} s | cloud calls per round ${cloudPerRound.join(', ')}; RSS after each ${samples.map((s) => s.rss).join(', ')} MiB (first three ${firstRounds.join(', ')}); peak RSS ${peak} MiB |`,
+    ];
+  } finally {
+    run?.kill('SIGTERM');
+    apiProc.stdin!.write(`${JSON.stringify({ cmd: 'stop' })}\n`);
+    await new Promise((r) => apiProc.once('close', r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export default async function run(): Promise<void> {
+  console.log('| --kube-api-qps | case | time | figures |');
+  console.log('| --- | --- | --- | --- |');
+  for (const qps of QPS) for (const row of await scenario(qps)) console.log(row);
+}
