@@ -262,14 +262,22 @@ const SA_SUBJECT = [{ kind: 'ServiceAccount', name: 'node-address-ccm', namespac
 
 describe('RBAC (deploy/base/rbac.yaml, loadable alone)', () => {
   const objs = loadYamlFile(path.join(DEPLOY, 'base/rbac.yaml')).map((v, i) => asK8sObject(v, `rbac#${i}`));
+  // The system:auth-delegator binding is checked on its own below.
   const byKind = (kind: string): K8sObject => {
-    const found = objs.filter((o) => o.kind === kind);
+    const found = objs.filter((o) => o.kind === kind && (o.roleRef as JsonObject | undefined)?.name !== 'system:auth-delegator');
     expect(found).toHaveLength(1);
     return found[0];
   };
 
-  it('holds exactly a ClusterRole, a ClusterRoleBinding, a Role and a RoleBinding', () => {
-    expect(objs.map((o) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+  it('holds exactly a ClusterRole, its ClusterRoleBinding, the system:auth-delegator ClusterRoleBinding, a Role and a RoleBinding', () => {
+    expect(objs.map((o) => o.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+  });
+
+  it('binds the ServiceAccount to system:auth-delegator (TokenReview and SubjectAccessReview for /metrics), nothing more', () => {
+    const delegator = objs.filter((o) => o.kind === 'ClusterRoleBinding' && (o.roleRef as JsonObject).name === 'system:auth-delegator');
+    expect(delegator).toHaveLength(1);
+    expect(delegator[0]?.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' });
+    expect(delegator[0]?.subjects).toEqual(SA_SUBJECT);
   });
 
   it('grants cluster-wide exactly the verbs the controllers use, no wildcards', () => {
