@@ -24,6 +24,8 @@ import { LeaderElector } from '../kube/leader.js';
 import { NODES, type KubeObject } from '../kube/types.js';
 import { slimNode } from '../controllers/node-transform.js';
 import { TokenBucket } from '../kube/token-bucket.js';
+import { restClientMetrics } from '../kube/client-metrics.js';
+import { registerUninitializedNodeMetrics } from './uninitialized-metrics.js';
 import { nodeReference } from '../kube/events.js';
 import { Watcher } from '../kube/watcher.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -59,6 +61,15 @@ export interface ManagerDeps {
 }
 
 export type ManagerExit = 'cancelled' | 'lost';
+
+/** host[:port] of the API server, the `host` label of the rest_client_* metrics. */
+function apiServerHost(kc: KubeConfig): string {
+  try {
+    return new URL(kc.getCurrentCluster()?.server ?? '').host;
+  } catch {
+    return '';
+  }
+}
 
 export class ControllerManager {
   readonly registry: Registry;
@@ -129,11 +140,13 @@ export class ControllerManager {
       writeTimeoutMs: writeTimeoutMs(options.leaderElection), userAgent: deps.userAgent ?? COMPONENT, fieldManager: COMPONENT,
       // One bucket for the process: every controller's requests count against --kube-api-qps.
       ...(options.kubeAPIRateLimit ? { rateLimiter: new TokenBucket(options.kubeAPIRateLimit.qps, options.kubeAPIRateLimit.burst) } : {}),
+      ...restClientMetrics(this.registry, apiServerHost(kc)),
     });
     this.watcher = new Watcher<NodeObject & KubeObject>({
       client: this.client, resource: NODES, logger: this.#log, staleAfterMs: deps.watchStaleAfterMs ?? 90_000,
       transform: deps.nodeTransform ?? slimNode,
     });
+    if (options.controllers.has('cloud-node')) registerUninitializedNodeMetrics(this.registry, () => this.watcher.list());
   }
 
   /** The controllers run (leading, or leader election off). */
