@@ -47,7 +47,7 @@ describe('restClientMetrics', () => {
     client = new KubeClient(kubeConfigFromString(api.kubeconfig), { rateLimiter: new TokenBucket(20, 1), ...restClientMetrics(registry, host) });
     for (let i = 0; i < 3; i++) await client.list(NODES);
     expect(await value(registry, 'rest_client_rate_limiter_duration_seconds', { verb: 'GET', host, le: '+Inf' })).toBe(3);
-    const waited = (await registry.getSingleMetric('rest_client_rate_limiter_duration_seconds')?.get())?.values.find((v) => v.metricName === 'rest_client_rate_limiter_duration_seconds_sum')?.value;
+    const waited = (await registry.getSingleMetric('rest_client_rate_limiter_duration_seconds')?.get())?.values.find((v) => (v as { metricName?: string }).metricName === 'rest_client_rate_limiter_duration_seconds_sum')?.value;
     expect(waited).toBeGreaterThan(0.03);
   });
 });
