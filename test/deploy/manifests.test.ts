@@ -388,8 +388,11 @@ describe('kustomize rendering (base + each overlay)', () => {
     expect(opts.cloudProvider).toBe(overlay);
     expect([...opts.controllers].sort()).toEqual(['cloud-node', 'node-ipam']);
     expect(opts.leaderElection).toMatchObject({ enabled: true, namespace: 'kube-system', name: 'node-address-ccm' });
-    expect(opts.bindAddress).toBe('127.0.0.1');
+    expect(opts.bindAddress).toBe('0.0.0.0');
     expect(opts.securePort).toBe(10268);
+    // Every interface only because /metrics is HTTPS with delegated authentication; the probes' paths stay open.
+    expect(opts.serving.plainHTTP).toBe(false);
+    expect(opts.serving.alwaysAllowPaths).toEqual(expect.arrayContaining(['/livez', '/readyz']));
   });
 
   it('kind: the rendered flags resolve with the option parser, MultiCIDRRangeAllocator included', () => {
@@ -490,13 +493,14 @@ describe('Deployment: placement, security and probes (as rendered by every overl
       expect((spec.strategy as JsonObject).rollingUpdate).toEqual({ maxSurge: 0, maxUnavailable: 1 });
     });
 
-    it('probes /livez and /readyz on 127.0.0.1 at the secure port', () => {
-      expect(flag(args, 'bind-address')).toBe('127.0.0.1');
+    it('serves HTTPS on every interface at the secure port, and probes /livez and /readyz over HTTPS on 127.0.0.1', () => {
+      expect(flag(args, 'bind-address')).toBe('0.0.0.0');
+      expect(args.some((a) => a.startsWith('--insecure-plain-http'))).toBe(false);
       const port = Number(flag(args, 'secure-port'));
       expect(port).toBe(10268);
-      expect((c.livenessProbe as JsonObject).httpGet).toEqual({ host: '127.0.0.1', port, path: '/livez', scheme: 'HTTP' });
-      expect((c.readinessProbe as JsonObject).httpGet).toEqual({ host: '127.0.0.1', port, path: '/readyz', scheme: 'HTTP' });
-      expect(c.ports).toEqual([{ name: 'metrics', containerPort: port, protocol: 'TCP' }]);
+      expect((c.livenessProbe as JsonObject).httpGet).toEqual({ host: '127.0.0.1', port, path: '/livez', scheme: 'HTTPS' });
+      expect((c.readinessProbe as JsonObject).httpGet).toEqual({ host: '127.0.0.1', port, path: '/readyz', scheme: 'HTTPS' });
+      expect(c.ports).toEqual([{ name: 'https', containerPort: port, protocol: 'TCP' }]);
     });
 
     it('runs as non-root on a read-only root with no capabilities and the RuntimeDefault seccomp profile', () => {
