@@ -17,6 +17,9 @@ export interface MakeNodeOptions {
   providerID?: string;
   podCIDRs?: string[];
   addresses?: NodeAddress[];
+  /** The Ready condition's status; undefined leaves the condition out. */
+  ready?: 'True' | 'False' | 'Unknown';
+  uid?: string;
 }
 
 export function makeNode(o: MakeNodeOptions = {}): NodeObject {
@@ -31,6 +34,8 @@ export function makeNode(o: MakeNodeOptions = {}): NodeObject {
     status: { addresses: o.addresses ?? [{ type: 'Hostname', address: o.name ?? 'node-a' }] },
   };
   if (o.providerID !== undefined) node.spec!.providerID = o.providerID;
+  if (o.uid !== undefined) node.metadata.uid = o.uid;
+  if (o.ready !== undefined) node.status!.conditions = [{ type: 'Ready', status: o.ready, reason: o.ready === 'True' ? 'KubeletReady' : 'NodeStatusUnknown' }];
   if (o.podCIDRs) {
     node.spec!.podCIDR = o.podCIDRs[0];
     node.spec!.podCIDRs = o.podCIDRs;
