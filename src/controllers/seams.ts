@@ -32,3 +32,9 @@ export interface NodeWriter {
   /** JSON merge patch of the node (metadata and spec). */
   patch(name: string, patch: unknown): Promise<NodeObject>;
 }
+
+/** Node deletion, kept apart from NodeWriter: only the lifecycle controller deletes. */
+export interface NodeDeleter {
+  /** DELETE the node only if it still has this uid (preconditions.uid): a re-created Node of the same name stays. */
+  delete(name: string, uid: string): Promise<void>;
+}

@@ -3,7 +3,7 @@ import type { KubeClient } from '../kube/client.js';
 import type { Watcher } from '../kube/watcher.js';
 import { NODES, type KubeObject } from '../kube/types.js';
 import type { NodeObject } from '../controllers/node.js';
-import type { NodeCache, NodeHandlers, NodeWriter } from '../controllers/seams.js';
+import type { NodeCache, NodeDeleter, NodeHandlers, NodeWriter } from '../controllers/seams.js';
 
 type WatchedNode = NodeObject & KubeObject;
 
@@ -36,5 +36,14 @@ export function nodeWriterFromClient(client: KubeClient): NodeWriter {
     get: (name) => client.get<WatchedNode>(NODES, name),
     patch: (name, patch) => client.patch<WatchedNode>(NODES, name, patch, 'merge'),
     patchStatus: (name, patch) => client.patch<WatchedNode>(NODES, name, patch, 'merge', { subresource: 'status' }),
+  };
+}
+
+/** Guarded node deletion: the API server refuses (409) when the name now holds another uid. */
+export function nodeDeleterFromClient(client: KubeClient): NodeDeleter {
+  return {
+    delete: async (name, uid) => {
+      await client.delete(NODES, name, { preconditions: { uid } });
+    },
   };
 }

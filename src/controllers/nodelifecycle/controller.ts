@@ -1,0 +1,260 @@
+// The cloud node lifecycle controller: a thin periodic loop around plan.ts. Every
+// --node-monitor-period it walks the cached nodes; Ready ones lose the shutdown taint, not-Ready
+// ones are looked up in the cloud (one instancesExist call per up to maxBatch nodes, then one
+// instancesShutdown call for those that exist): a gone instance's Node is deleted (guarded by its
+// uid), a shut-down one is tainted. A provider that cannot answer leaves the node for next period.
+import type { Registry } from 'prom-client';
+import type { CloudProvider, InstanceResult, NodeRef } from '../../../providers/types.js';
+import { realClock, type Clock, type ClockTimer } from '../../kube/clock.js';
+import { isConflict, isNotFound } from '../../kube/errors.js';
+import { silentLogger, type Logger } from '../../log.js';
+import { forEachLimited } from '../../util/limit.js';
+import { cloudNodeMetrics, type CloudNodeMetrics } from '../metrics.js';
+import type { NodeObject } from '../node.js';
+import type { NodeCache, NodeDeleter, NodeEventSink, NodeWriter } from '../seams.js';
+import { lifecycleMetrics, type LifecycleMetrics } from './metrics.js';
+import { decideLifecycle, LifecycleEventReason, shutdownTaints, taintPatch, type LifecycleAnswers, type LifecycleDecision } from './plan.js';
+
+export interface CloudNodeLifecycleControllerOptions {
+  nodes: NodeCache;
+  writer: NodeWriter;
+  deleter: NodeDeleter;
+  provider: CloudProvider;
+  events: NodeEventSink;
+  /** --node-monitor-period, in ms. */
+  monitorPeriodMs: number;
+  /** Most nodes in one provider call (default 500). */
+  maxBatch?: number;
+  /** API writes in flight at once (default 16). */
+  writeConcurrency?: number;
+  /** Attempts of a guarded taint patch when the node changed meanwhile (default 3). */
+  conflictRetries?: number;
+  registry?: Registry;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+/** What one pass did (logged, and returned for tests and benchmarks). */
+export interface MonitorStats {
+  nodes: number;
+  notReady: number;
+  deleted: number;
+  tainted: number;
+  untainted: number;
+  /** Left alone: the provider could not answer (error or no answer). */
+  unanswered: number;
+  /** Writes or deletions that failed (retried next period). */
+  failed: number;
+  providerCalls: number;
+}
+
+type Pending = { node: NodeObject; answers: LifecycleAnswers };
+
+export class CloudNodeLifecycleController {
+  readonly #o: Required<Pick<CloudNodeLifecycleControllerOptions, 'maxBatch' | 'writeConcurrency' | 'conflictRetries'>> & CloudNodeLifecycleControllerOptions;
+  readonly #log: Logger;
+  readonly #clock: Clock;
+  readonly #calls: CloudNodeMetrics | undefined;
+  readonly #metrics: LifecycleMetrics | undefined;
+  readonly #abort = new AbortController();
+  #timer: ClockTimer | undefined;
+  #running: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(options: CloudNodeLifecycleControllerOptions) {
+    if (!(options.monitorPeriodMs > 0)) throw new Error(`--node-monitor-period: must be positive, got ${options.monitorPeriodMs}ms`);
+    const maxBatch = options.maxBatch ?? 500;
+    if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new Error(`maxBatch: must be an integer >= 1, got ${maxBatch}`);
+    this.#o = { maxBatch, writeConcurrency: 16, conflictRetries: 3, ...options };
+    this.#log = (options.logger ?? silentLogger).child({ controller: 'cloud-node-lifecycle' });
+    this.#clock = options.clock ?? realClock;
+    this.#calls = options.registry ? cloudNodeMetrics(options.registry) : undefined;
+    this.#metrics = options.registry ? lifecycleMetrics(options.registry) : undefined;
+  }
+
+  /** Runs a pass now, then one every monitor period after the previous pass ends. */
+  start(): void {
+    this.#runPass();
+  }
+
+  /** Stops the loop; a pass in flight has its provider calls aborted and its writes finish. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#timer?.cancel();
+    this.#abort.abort();
+    await this.#running;
+  }
+
+  #runPass(): void {
+    if (this.#stopped) return;
+    const started = this.#clock.now();
+    this.#running = this.monitorNodes()
+      .then((stats) => {
+        const seconds = (this.#clock.now() - started) / 1000;
+        this.#metrics?.monitorDuration.observe(seconds);
+        // Quiet when nothing happened: this runs every few seconds.
+        const acted = stats.deleted + stats.tainted + stats.untainted + stats.failed + stats.unanswered > 0;
+        (acted ? this.#log.info.bind(this.#log) : this.#log.debug.bind(this.#log))({ ...stats, ms: this.#clock.now() - started }, 'node lifecycle pass done');
+      })
+      .catch((err: unknown) => this.#log.error({ err }, 'node lifecycle pass failed'))
+      .finally(() => {
+        this.#running = undefined;
+        if (!this.#stopped) this.#timer = this.#clock.setTimer(() => this.#runPass(), this.#o.monitorPeriodMs);
+      });
+  }
+
+  /** One pass over the cached nodes. */
+  async monitorNodes(): Promise<MonitorStats> {
+    const nodes = this.#o.nodes.list();
+    const stats: MonitorStats = { nodes: nodes.length, notReady: 0, deleted: 0, tainted: 0, untainted: 0, unanswered: 0, failed: 0, providerCalls: 0 };
+    const untaint: NodeObject[] = [];
+    const askExists: Pending[] = [];
+    for (const node of nodes) {
+      const d = decideLifecycle(node, {}, this.#o.provider.name);
+      if (d.kind === 'removeTaint') untaint.push(node);
+      else if (d.kind === 'askExists') askExists.push({ node, answers: {} });
+    }
+    stats.notReady = askExists.length;
+    await forEachLimited(untaint, this.#o.writeConcurrency, (node) => this.#setTaint(node, 'remove', stats));
+
+    for (let i = 0; i < askExists.length && !this.#stopped; i += this.#o.maxBatch) {
+      const chunk = askExists.slice(i, i + this.#o.maxBatch);
+      const exists = await this.#ask('instancesExist', chunk, stats);
+      if (this.#stopped) break;
+      const askShutdown: Pending[] = [];
+      const act: Array<[NodeObject, LifecycleDecision]> = [];
+      for (const p of chunk) {
+        p.answers.exists = exists.get(p.node.metadata.name) ?? null;
+        const d = decideLifecycle(p.node, p.answers, this.#o.provider.name);
+        if (d.kind === 'askShutdown') askShutdown.push(p);
+        else act.push([p.node, d]);
+      }
+      if (askShutdown.length > 0) {
+        const shutdown = await this.#ask('instancesShutdown', askShutdown, stats);
+        if (this.#stopped) break;
+        for (const p of askShutdown) {
+          p.answers.shutdown = shutdown.get(p.node.metadata.name) ?? null;
+          act.push([p.node, decideLifecycle(p.node, p.answers, this.#o.provider.name)]);
+        }
+      }
+      await forEachLimited(act, this.#o.writeConcurrency, ([node, d]) => this.#act(node, d, stats));
+    }
+    return stats;
+  }
+
+  async #act(node: NodeObject, d: LifecycleDecision, stats: MonitorStats): Promise<void> {
+    const name = node.metadata.name;
+    switch (d.kind) {
+      case 'delete':
+        return this.#delete(node, d.uid, d.message, stats);
+      case 'addTaint':
+        return this.#setTaint(node, 'add', stats);
+      case 'leave':
+        stats.unanswered++;
+        this.#metrics?.unanswered.inc({ reason: d.reason });
+        this.#log.warn({ node: name, reason: d.reason, err: d.detail }, 'cannot tell whether the instance exists or is shut down; node left alone until the next period');
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** One provider call for the chunk; a rejected call counts as an error answer for every node in it. */
+  async #ask(operation: 'instancesExist' | 'instancesShutdown', chunk: readonly Pending[], stats: MonitorStats): Promise<Map<string, InstanceResult<boolean>>> {
+    const refs: NodeRef[] = chunk.map(({ node }) => {
+      const ref: NodeRef = { name: node.metadata.name };
+      if (node.spec?.providerID) ref.providerID = node.spec.providerID;
+      if (node.metadata.labels) ref.labels = node.metadata.labels;
+      return ref;
+    });
+    const provider = this.#o.provider.name;
+    const started = this.#clock.now();
+    stats.providerCalls++;
+    try {
+      const answers = await this.#o.provider[operation](refs, this.#abort.signal);
+      const partial = [...answers.values()].some((a) => a.kind === 'error');
+      this.#calls?.cloudCalls.inc({ provider, operation, result: partial ? 'partial' : 'success' });
+      return answers;
+    } catch (error) {
+      this.#calls?.cloudCalls.inc({ provider, operation, result: 'error' });
+      const err = error instanceof Error ? error : new Error(String(error));
+      return new Map(refs.map((r) => [r.name, { kind: 'error', error: err, retryable: true } as const]));
+    } finally {
+      this.#calls?.cloudCallDuration.observe({ provider, operation }, (this.#clock.now() - started) / 1000);
+    }
+  }
+
+  async #delete(node: NodeObject, uid: string, message: string, stats: MonitorStats): Promise<void> {
+    const name = node.metadata.name;
+    try {
+      await this.#o.deleter.delete(name, uid);
+    } catch (err) {
+      if (isNotFound(err)) {
+        // Someone else deleted it first: the outcome wanted.
+        this.#metrics?.actions.inc({ action: 'delete', result: 'gone' });
+        return;
+      }
+      if (isConflict(err)) {
+        // preconditions.uid failed: the name now belongs to a re-created Node, which stays.
+        this.#metrics?.actions.inc({ action: 'delete', result: 'conflict' });
+        this.#log.info({ node: name, uid }, 'node was re-created with a new uid since it was read; not deleted');
+        return;
+      }
+      stats.failed++;
+      this.#metrics?.actions.inc({ action: 'delete', result: 'error' });
+      const detail = (err as Error).message;
+      this.#o.events.emit(node, 'Warning', LifecycleEventReason.DeleteFailed, `Failed deleting node ${name}: ${detail}`);
+      this.#log.warn({ node: name, uid, err: detail }, 'failed to delete node; retrying next period');
+      return;
+    }
+    stats.deleted++;
+    this.#metrics?.actions.inc({ action: 'delete', result: 'success' });
+    this.#o.events.emit(node, 'Normal', LifecycleEventReason.Deleting, message);
+    this.#log.info({ node: name, uid, providerID: node.spec?.providerID }, message);
+  }
+
+  /** A guarded patch of the taint list; on a conflict, re-read and re-plan (bounded). */
+  async #setTaint(node: NodeObject, want: 'add' | 'remove', stats: MonitorStats): Promise<void> {
+    const name = node.metadata.name;
+    const action = want === 'add' ? 'taint' : 'untaint';
+    let current = node;
+    for (let attempt = 0; ; attempt++) {
+      const taints = shutdownTaints(current, want);
+      if (!taints) return;
+      try {
+        await this.#o.writer.patch(name, taintPatch(current, taints));
+        this.#metrics?.actions.inc({ action, result: 'success' });
+        if (want === 'add') stats.tainted++;
+        else stats.untainted++;
+        this.#log.info({ node: name, taint: 'node.cloudprovider.kubernetes.io/shutdown' },
+          want === 'add' ? 'instance is shut down: node tainted' : 'node is Ready again: shutdown taint removed');
+        return;
+      } catch (err) {
+        if (isNotFound(err)) {
+          this.#metrics?.actions.inc({ action, result: 'gone' });
+          return;
+        }
+        if (!isConflict(err) || attempt >= this.#o.conflictRetries) {
+          stats.failed++;
+          this.#metrics?.actions.inc({ action, result: isConflict(err) ? 'conflict' : 'error' });
+          this.#log.warn({ node: name, err: (err as Error).message }, `failed to ${want} the shutdown taint; retrying next period`);
+          return;
+        }
+      }
+      // Changed since it was read: plan again on the latest object (the readiness may have changed too).
+      try {
+        current = await this.#o.writer.get(name);
+      } catch (err) {
+        if (isNotFound(err)) return;
+        stats.failed++;
+        this.#log.warn({ node: name, err: (err as Error).message }, 'failed to re-read node after a conflict; retrying next period');
+        return;
+      }
+      const again = decideLifecycle(current, {}, this.#o.provider.name);
+      // Re-planned from the fresh object: untaint only while still Ready; a taint stays wanted
+      // (the provider's answer is still this period's).
+      if (want === 'remove' && again.kind !== 'removeTaint') return;
+      if (want === 'add' && (again.kind === 'removeTaint' || again.kind === 'none')) return;
+    }
+  }
+}
