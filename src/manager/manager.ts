@@ -7,6 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { CloudProvider } from '../../providers/types.js';
 import { CloudNodeController } from '../controllers/cloudnode/controller.js';
+import { CloudNodeLifecycleController } from '../controllers/nodelifecycle/controller.js';
 import type { NodeObject } from '../controllers/node.js';
 import { NodeIPAMController } from '../controllers/nodeipam/controller.js';
 import { FlagsPoolSource, type PoolSource } from '../controllers/nodeipam/pool-source.js';
@@ -29,7 +30,7 @@ import { registerUninitializedNodeMetrics } from './uninitialized-metrics.js';
 import { nodeReference } from '../kube/events.js';
 import { Watcher } from '../kube/watcher.js';
 import { silentLogger, type Logger } from '../log.js';
-import { nodeCacheFromWatcher, nodeWriterFromClient } from './adapters.js';
+import { nodeCacheFromWatcher, nodeDeleterFromClient, nodeWriterFromClient } from './adapters.js';
 import { createNodeEventSink, type NodeEvents } from './events.js';
 import { writeTimeoutMs, type RunOptions } from './options.js';
 
@@ -84,6 +85,7 @@ export class ControllerManager {
   #elector: LeaderElector | undefined;
   #cloudNode: CloudNodeController | undefined;
   #ipam: NodeIPAMController | undefined;
+  #lifecycle: CloudNodeLifecycleController | undefined;
   #running: Promise<void> | undefined;
   #events: NodeEvents | undefined;
   #leading = false;
@@ -175,8 +177,11 @@ export class ControllerManager {
   }
 
   /** The running controllers (for simulate's progress display and tests). */
-  controllers(): { cloudNode?: CloudNodeController; ipam?: NodeIPAMController } {
-    return { ...(this.#cloudNode ? { cloudNode: this.#cloudNode } : {}), ...(this.#ipam ? { ipam: this.#ipam } : {}) };
+  controllers(): { cloudNode?: CloudNodeController; ipam?: NodeIPAMController; lifecycle?: CloudNodeLifecycleController } {
+    return {
+      ...(this.#cloudNode ? { cloudNode: this.#cloudNode } : {}), ...(this.#ipam ? { ipam: this.#ipam } : {}),
+      ...(this.#lifecycle ? { lifecycle: this.#lifecycle } : {}),
+    };
   }
 
   /**
@@ -186,7 +191,7 @@ export class ControllerManager {
    */
   async loadProvider(): Promise<void> {
     const cloudAllocator = this.#o.controllers.has('node-ipam') && this.#o.ipam.allocateNodeCIDRs && this.#o.ipam.cidrAllocatorType === 'CloudAllocator';
-    const needsCloud = this.#o.controllers.has('cloud-node') || cloudAllocator;
+    const needsCloud = this.#o.controllers.has('cloud-node') || this.#o.controllers.has('cloud-node-lifecycle') || cloudAllocator;
     if (!needsCloud || this.#provider) return;
     // Loaded on demand: the adapters pull in cloud SDKs that a given process may never need.
     const { createProvider } = await import('../../providers/index.js');
@@ -350,6 +355,16 @@ export class ControllerManager {
       });
       this.#cloudNode.start();
     }
+    if (this.#o.controllers.has('cloud-node-lifecycle') && this.#provider) {
+      // Deleted Nodes release their pod CIDRs through the node-IPAM loop's watch (delete handler).
+      this.#lifecycle = new CloudNodeLifecycleController({
+        nodes, writer, deleter: nodeDeleterFromClient(this.client), events, provider: this.#provider,
+        monitorPeriodMs: this.#o.nodeMonitorPeriodMs,
+        registry: this.registry,
+        logger: this.#log,
+      });
+      this.#lifecycle.start();
+    }
   }
 
   /** The pool sources of one leadership term, by --cidr-allocator-type. */
@@ -390,12 +405,15 @@ export class ControllerManager {
   async #stopNow(): Promise<void> {
     const cloudNode = this.#cloudNode;
     const ipam = this.#ipam;
+    const lifecycle = this.#lifecycle;
     this.#cloudNode = undefined;
     this.#ipam = undefined;
+    this.#lifecycle = undefined;
     this.#audit?.stop();
     this.#audit = undefined;
     this.#leading = false;
     await cloudNode?.stop();
+    await lifecycle?.stop();
     await ipam?.stop();
     // Events already recorded still go out (unless the write gate is closed: then they fail
     // fast), but shutdown never waits more than a moment for them.

@@ -51,20 +51,29 @@ export function parseIntFlag(flag: string, value: string, min: number, max = Num
   return n;
 }
 
-export type ControllerName = 'cloud-node' | 'node-ipam';
+export type ControllerName = 'cloud-node' | 'node-ipam' | 'cloud-node-lifecycle';
 
-export const KNOWN_CONTROLLERS: readonly ControllerName[] = ['cloud-node', 'node-ipam'];
+export const KNOWN_CONTROLLERS: readonly ControllerName[] = ['cloud-node', 'node-ipam', 'cloud-node-lifecycle'];
+
+/**
+ * Left out of `*`, run only when named (as kube-controller-manager's disabled-by-default
+ * controllers): deleting Nodes must be asked for, since a provider CCM may already do it.
+ */
+export const DISABLED_BY_DEFAULT_CONTROLLERS: readonly ControllerName[] = ['cloud-node-lifecycle'];
 
 const CONTROLLER_ALIASES: Record<string, ControllerName> = {
   'cloud-node': 'cloud-node',
   'cloud-node-controller': 'cloud-node',
   'node-ipam': 'node-ipam',
   'node-ipam-controller': 'node-ipam',
+  'cloud-node-lifecycle': 'cloud-node-lifecycle',
+  'cloud-node-lifecycle-controller': 'cloud-node-lifecycle',
 };
 
 /**
  * Resolves --controllers the way the controller managers do: `*` enables every default
- * controller, `name` enables one, `-name` disables one (a disable wins over `*`).
+ * controller (not DISABLED_BY_DEFAULT_CONTROLLERS), `name` enables one, `-name` disables one (a
+ * disable wins).
  */
 export function resolveControllers(value: string): Set<ControllerName> {
   const items = value.split(',').map((s) => s.trim());
@@ -88,7 +97,7 @@ export function resolveControllers(value: string): Set<ControllerName> {
   const result = new Set<ControllerName>();
   for (const c of KNOWN_CONTROLLERS) {
     if (disabled.has(c)) continue;
-    if (star || enabled.has(c)) result.add(c);
+    if (enabled.has(c) || (star && !DISABLED_BY_DEFAULT_CONTROLLERS.includes(c))) result.add(c);
   }
   return result;
 }
@@ -101,6 +110,7 @@ export interface RawRunFlags {
   featureGates?: string;
   controllers?: string;
   nodeStatusUpdateFrequency?: string;
+  nodeMonitorPeriod?: string;
   concurrentNodeSyncs?: string;
   kubeApiQps?: string;
   kubeApiBurst?: string;
@@ -153,6 +163,8 @@ export interface RunOptions {
   featureGates: string;
   controllers: Set<ControllerName>;
   nodeStatusUpdateFrequencyMs: number;
+  /** --node-monitor-period: the cloud-node-lifecycle pass interval. */
+  nodeMonitorPeriodMs: number;
   concurrentNodeSyncs: number;
   /** Client-side API request rate shared by the whole process; undefined: no limit (--kube-api-qps < 0). */
   kubeAPIRateLimit?: { qps: number; burst: number };
@@ -179,6 +191,7 @@ export interface ServingOptions {
 export const RUN_DEFAULTS = {
   controllers: '*',
   nodeStatusUpdateFrequency: '5m',
+  nodeMonitorPeriod: '5s',
   concurrentNodeSyncs: '1',
   // kube-controller-manager's defaults.
   kubeApiQps: '20',
@@ -252,6 +265,8 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
 
   const nodeStatusUpdateFrequencyMs = parseGoDuration('--node-status-update-frequency', raw.nodeStatusUpdateFrequency ?? RUN_DEFAULTS.nodeStatusUpdateFrequency);
   if (nodeStatusUpdateFrequencyMs <= 0) fail(`--node-status-update-frequency: must be positive, got "${raw.nodeStatusUpdateFrequency}"`);
+  const nodeMonitorPeriodMs = parseGoDuration('--node-monitor-period', raw.nodeMonitorPeriod ?? RUN_DEFAULTS.nodeMonitorPeriod);
+  if (nodeMonitorPeriodMs <= 0) fail(`--node-monitor-period: must be positive, got "${raw.nodeMonitorPeriod}"`);
   const concurrentNodeSyncs = parseIntFlag('--concurrent-node-syncs', raw.concurrentNodeSyncs ?? RUN_DEFAULTS.concurrentNodeSyncs, 1, 1000);
   const kubeAPIRateLimit = parseRateLimit(raw.kubeApiQps ?? RUN_DEFAULTS.kubeApiQps, raw.kubeApiBurst ?? RUN_DEFAULTS.kubeApiBurst);
 
@@ -313,6 +328,7 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
     featureGates: raw.featureGates ?? '',
     controllers,
     nodeStatusUpdateFrequencyMs,
+    nodeMonitorPeriodMs,
     concurrentNodeSyncs,
     ...(kubeAPIRateLimit ? { kubeAPIRateLimit } : {}),
     ipam,
@@ -330,6 +346,9 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
   if (raw.cloudConfig !== undefined && raw.cloudConfig !== '') options.cloudConfig = raw.cloudConfig;
   if (controllers.has('cloud-node') && options.cloudProvider === undefined) {
     fail('--cloud-provider: required when the cloud-node controller runs (disable it with --controllers=-cloud-node)');
+  }
+  if (controllers.has('cloud-node-lifecycle') && options.cloudProvider === undefined) {
+    fail('--cloud-provider: required when the cloud-node-lifecycle controller runs (it asks the cloud whether instances exist)');
   }
   if (allocateNodeCIDRs && controllers.has('node-ipam') && cidrAllocatorType === 'CloudAllocator' && options.cloudProvider === undefined) {
     fail('--cloud-provider: required with --cidr-allocator-type=CloudAllocator (the pod ranges come from the cloud)');

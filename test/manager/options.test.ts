@@ -46,6 +46,11 @@ describe('resolveControllers', () => {
     ['cloud-node,node-ipam-controller', ['cloud-node', 'node-ipam']],
     ['*,-cloud-node,-node-ipam', []],
     ['cloud-node,-cloud-node', []],
+    // Disabled by default: not in `*`, only when named.
+    ['*,cloud-node-lifecycle', ['cloud-node', 'cloud-node-lifecycle', 'node-ipam']],
+    ['cloud-node-lifecycle-controller', ['cloud-node-lifecycle']],
+    ['*,cloud-node-lifecycle,-cloud-node-lifecycle', ['cloud-node', 'node-ipam']],
+    ['*,-cloud-node-lifecycle', ['cloud-node', 'node-ipam']],
   ])('%s → %j', (value, expected) => {
     expect([...resolveControllers(value)].sort()).toEqual(expected);
   });
@@ -96,6 +101,14 @@ describe('resolveRunOptions', () => {
       allocateNodeCIDRs: true, cidrAllocatorType: 'RangeAllocator', clusterCIDR: '10.244.0.0/16,fd00::/48',
       nodeCIDRMaskSizeIPv4: 24, nodeCIDRMaskSizeIPv6: 64, serviceClusterIPRange: '10.96.0.0/12',
     });
+  });
+
+  it('--node-monitor-period: 5s by default, Go durations, positive only; cloud-node-lifecycle needs a provider', () => {
+    expect(resolveRunOptions(base).nodeMonitorPeriodMs).toBe(5000);
+    expect(resolveRunOptions({ ...base, nodeMonitorPeriod: '1m30s' }).nodeMonitorPeriodMs).toBe(90_000);
+    expect(() => resolveRunOptions({ ...base, nodeMonitorPeriod: '0' })).toThrow('--node-monitor-period: must be positive, got "0"');
+    expect(() => resolveRunOptions({ ...base, nodeMonitorPeriod: '5' })).toThrow('--node-monitor-period: invalid duration "5"');
+    expect(() => resolveRunOptions({ controllers: 'cloud-node-lifecycle' })).toThrow(/--cloud-provider: required when the cloud-node-lifecycle controller runs/);
   });
 
   it('needs no cloud provider when cloud-node is disabled', () => {
