@@ -339,6 +339,20 @@ export class BlockTree {
     return -1;
   }
 
+  /** Calls `f` for each used region, in address order (whole children; adjacent ones not merged). */
+  forEachUsed(f: (start: number, size: number) => void): void {
+    this.walkUsed(this.root, this.height - 1, 0, f);
+  }
+
+  private walkUsed(node: TNode, level: number, nodeStart: number, f: (start: number, size: number) => void): void {
+    const cs = this.unit[level];
+    for (let b = node.any; b !== 0; b &= b - 1) {
+      const k = lowestBit(b);
+      if (node.full & (1 << k)) f(nodeStart + k * cs, cs);
+      else this.walkUsed(getKid(node, k), level - 1, nodeStart + k * cs, f);
+    }
+  }
+
   /**
    * Counts blocks of `blockSize` units (a power of two) in [lo, hi) (both aligned to blockSize)
    * that contain at least one used unit.

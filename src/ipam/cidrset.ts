@@ -1,15 +1,18 @@
 // One range of pod CIDRs (Kubernetes' cidrset, extended per KEP-2647 to blocks of any size).
 //
-// The range is tracked in "units": single addresses, or for ranges larger than 2^52 addresses,
-// the 2^-52 slice of the range, so every offset is an exact JS number. Used units live in a
-// sparse BlockTree; excluded units (Service CIDRs) in a separate IntervalList so they can be
-// lifted without touching allocations.
+// The fast path tracks the range in "units": single addresses, or for ranges larger than 2^52
+// addresses, the 2^-52 slice of the range, so every offset is an exact JS number. Used units live
+// in a sparse BlockTree; excluded units (Service CIDRs) in a separate IntervalList so they can be
+// lifted without touching allocations. When a range needs more than that (a block smaller than a
+// unit is occupied, released or excluded, or the range holds over 2^52 node blocks) it moves, once
+// and for good, to HugeRange: exact bigint offsets, so nothing is ever rounded or leaked.
 import { BlockTree } from './blocktree.js';
 import { CIDRParseError, formatAddr, formatIPv4, formatIPv6Around, formatIPv6Groups, hexGroup, parseCIDR, parseIPv4CIDRNumbers, type CIDR, type IPFamily } from './cidr.js';
 import { IntervalList } from './exclusions.js';
+import { HugeRange } from './huge-range.js';
 
-/** Most node blocks per range: offsets must stay exact JS numbers. */
-export const MAX_BLOCK_BITS = 52;
+/** Bits of unit offsets on the fast path: offsets must stay exact JS numbers. */
+const UNIT_BITS = 52;
 
 export class CIDRSetError extends Error {
   override name = 'CIDRSetError';
@@ -18,7 +21,7 @@ export class CIDRSetError extends Error {
 interface Region {
   start: number;
   size: number;
-  /** The CIDR is smaller than one unit (ranges over 2^52 addresses only). */
+  /** The CIDR is smaller than one unit (ranges over 2^52 addresses only): needs HugeRange. */
   finer?: boolean;
 }
 
@@ -49,6 +52,8 @@ export class CIDRSet {
   private readonly unitShift: number;
   private readonly tree: BlockTree;
   private readonly exclusions = new IntervalList();
+  /** Set once the range needs exact bigint offsets; from then on it holds all the state. */
+  private huge: HugeRange | undefined;
   /** Units per node-size block. */
   private readonly nodeBlockUnits: number;
   private cursor = 0;
@@ -81,16 +86,14 @@ export class CIDRSet {
     if (!Number.isInteger(nodeMaskSize) || nodeMaskSize < c.prefix || nodeMaskSize > c.bits) {
       throw new CIDRSetError(`node mask size ${String(nodeMaskSize)} is invalid for range ${c.text}: must be an integer from ${c.prefix} to ${c.bits}`);
     }
-    if (nodeMaskSize - c.prefix > MAX_BLOCK_BITS) {
-      throw new CIDRSetError(
-        `node mask size ${nodeMaskSize} is too large for range ${c.text}: at most 2^${MAX_BLOCK_BITS} blocks per range (mask size ≤ ${c.prefix + MAX_BLOCK_BITS})`,
-      );
-    }
     this.nodeMaskSize = nodeMaskSize;
-    this.unitPrefix = Math.min(c.bits, c.prefix + MAX_BLOCK_BITS);
+    this.unitPrefix = Math.min(c.bits, c.prefix + UNIT_BITS);
     this.unitShift = c.bits - this.unitPrefix;
-    this.tree = new BlockTree(this.unitPrefix - c.prefix, this.unitPrefix - nodeMaskSize);
-    this.nodeBlockUnits = 2 ** (this.unitPrefix - nodeMaskSize);
+    // Over 2^52 node blocks: a node block is finer than a unit, so the range is huge from the start.
+    const fast = nodeMaskSize <= this.unitPrefix;
+    this.tree = new BlockTree(this.unitPrefix - c.prefix, fast ? this.unitPrefix - nodeMaskSize : 0);
+    this.nodeBlockUnits = fast ? 2 ** (this.unitPrefix - nodeMaskSize) : 1;
+    if (!fast) this.huge = new HugeRange(c, nodeMaskSize);
     this.baseV4 = c.family === 4 ? Number(c.addr) : 0;
     this.baseGroups = [];
     for (let i = 0; i < 8; i++) {
@@ -110,17 +113,17 @@ export class CIDRSet {
 
   /** Node-size blocks holding at least one allocated address. */
   get usedCount(): bigint {
-    return BigInt(this.touched);
+    return this.huge ? this.huge.touched : BigInt(this.touched);
   }
 
   /** Node-size blocks that hold no allocated address but overlap an exclusion. */
   get excludedCount(): bigint {
-    return BigInt(this.excludedFreeBlocks());
+    return this.huge ? this.huge.excludedFreeBlocks() : BigInt(this.excludedFreeBlocks());
   }
 
   /** Node-size blocks that could still be handed out: no allocated and no excluded address. */
   get freeCount(): bigint {
-    return this.capacity - BigInt(this.touched) - BigInt(this.excludedFreeBlocks());
+    return this.capacity - this.usedCount - this.excludedCount;
   }
 
   // Aliases, for callers who spell the counts differently (all bigint, all in node-size blocks).
@@ -149,13 +152,27 @@ export class CIDRSet {
    * cursor, skipping exclusions, wrapping once. Returns its canonical CIDR text.
    */
   allocateNext(maskSize: number = this.nodeMaskSize): string {
+    if (this.huge || maskSize > this.unitPrefix) return this.allocateHuge(maskSize);
     return this.formatRegion(this.allocateRegion(maskSize), maskSize);
   }
 
   /** Like allocateNext, and also returns how many candidate blocks were examined. */
   allocateNextWithTries(maskSize: number = this.nodeMaskSize): { cidr: string; tries: number } {
+    if (this.huge || maskSize > this.unitPrefix) {
+      const cidr = this.allocateHuge(maskSize);
+      return { cidr, tries: this.huge!.lastTries };
+    }
     const start = this.allocateRegion(maskSize);
     return { cidr: this.formatRegion(start, maskSize), tries: this.lastTries };
+  }
+
+  private allocateHuge(maskSize: number): string {
+    if (maskSize !== this.nodeMaskSize && (!Number.isInteger(maskSize) || maskSize < this.cidr.prefix || maskSize > this.bits)) {
+      throw new CIDRSetError(`mask size ${String(maskSize)} is invalid for range ${this.clusterCIDR}: must be an integer from ${this.cidr.prefix} to ${this.bits}`);
+    }
+    const got = this.toHuge().allocate(maskSize);
+    if (got === undefined) throw new CIDRSetError(`range ${this.clusterCIDR} is full: no free /${maskSize} block`);
+    return got;
   }
 
   /** Candidate blocks examined by the last allocation (a metric). */
@@ -175,8 +192,8 @@ export class CIDRSet {
         const s = this.tree.findFree(from, size);
         if (s < 0) break;
         tries++;
-        const exEnd = this.exclusions.size === 0 ? -1 : this.exclusions.overlapEnd(s, s + size);
-        if (exEnd < 0) {
+        const exEnd = this.exclusions.size === 0 ? undefined : this.exclusions.overlapEnd(s, s + size);
+        if (exEnd === undefined) {
           start = s;
           break;
         }
@@ -202,27 +219,44 @@ export class CIDRSet {
    * address was newly marked. Throws CIDRSetError when the CIDR is malformed or disjoint.
    */
   occupy(cidr: string): boolean {
+    if (this.huge) return this.huge.change(this.hugeRegionOf(cidr, 'occupy'), true);
     const r = this.regionOf(cidr, 'occupy');
+    if (r.finer) return this.toHuge().change(this.hugeRegionOf(cidr, 'occupy'), true);
     return this.countTouched(r.start, r.size, true);
   }
 
   /** Frees exactly the addresses of `cidr` (inside the range). Freeing free space is a no-op. */
   release(cidr: string): void {
+    if (this.huge) {
+      this.huge.change(this.hugeRegionOf(cidr, 'release'), false);
+      return;
+    }
     const r = this.regionOf(cidr, 'release');
-    // Finer than one unit (only in ranges over 2^52 addresses): the unit may hold other blocks.
-    if (r.finer) return;
-    this.countTouched(r.start, r.size, false);
+    // Finer than one unit: the unit may hold other blocks, so only exact offsets can free it.
+    if (r.finer) this.toHuge().change(this.hugeRegionOf(cidr, 'release'), false);
+    else this.countTouched(r.start, r.size, false);
   }
 
   /** True when every address of `cidr` is used. False for a CIDR disjoint from the range. */
   isAllocated(cidr: string): boolean {
-    const r = this.regionOrNull(this.parse(cidr));
+    const c = this.parse(cidr);
+    if (this.huge) {
+      const h = this.huge.regionOf(c);
+      return h !== null && this.huge.tree.allUsed(h.start, h.size);
+    }
+    // On the fast path every used unit is used whole, so a finer CIDR is used when its unit is.
+    const r = this.regionOrNull(c);
     return r !== null && this.tree.allUsed(r.start, r.size);
   }
 
   /** True when any address of `cidr` is used. */
   overlapsAllocated(cidr: string): boolean {
-    const r = this.regionOrNull(this.parse(cidr));
+    const c = this.parse(cidr);
+    if (this.huge) {
+      const h = this.huge.regionOf(c);
+      return h !== null && this.huge.tree.anyUsed(h.start, h.size);
+    }
+    const r = this.regionOrNull(c);
     return r !== null && this.tree.anyUsed(r.start, r.size);
   }
 
@@ -242,19 +276,64 @@ export class CIDRSet {
     const c = this.parse(cidr);
     const r = this.regionOrNull(c);
     if (r === null) return false;
+    if (this.huge || r.finer) {
+      const h = this.toHuge();
+      const hr = h.regionOf(c)!;
+      h.addExclusion(c.text, hr);
+      return h.tree.anyUsed(hr.start, hr.size);
+    }
     this.exclusions.add(c.text, r.start, r.start + r.size);
     return this.tree.anyUsed(r.start, r.size);
   }
 
   removeExclusion(cidr: string): void {
     const c = this.parse(cidr);
-    if (this.regionOrNull(c) !== null) this.exclusions.remove(c.text);
+    if (this.regionOrNull(c) === null) return;
+    if (this.huge) this.huge.removeExclusion(c.text);
+    else this.exclusions.remove(c.text);
   }
 
   /** True when `cidr` overlaps an exclusion. */
   isExcluded(cidr: string): boolean {
-    const r = this.regionOrNull(this.parse(cidr));
-    return r !== null && this.exclusions.overlapEnd(r.start, r.start + r.size) >= 0;
+    const c = this.parse(cidr);
+    if (this.huge) {
+      const h = this.huge.regionOf(c);
+      return h !== null && this.huge.isExcluded(h);
+    }
+    // Fast-path exclusions are whole units, so rounding a finer CIDR to its unit is exact.
+    const r = this.regionOrNull(c);
+    return r !== null && this.exclusions.overlapEnd(r.start, r.start + r.size) !== undefined;
+  }
+
+  /**
+   * Moves the state to exact bigint offsets (once): every used unit and every exclusion is
+   * copied, then the fast-path structures are emptied. Used units were used whole, so the copy
+   * is exact.
+   */
+  private toHuge(): HugeRange {
+    if (this.huge) return this.huge;
+    const h = new HugeRange(this.cidr, this.nodeMaskSize);
+    const shift = BigInt(this.unitShift);
+    this.tree.forEachUsed((start, size) => {
+      h.change({ start: BigInt(start) << shift, size: BigInt(size) << shift }, true);
+    });
+    for (const [key, refs] of this.exclusions.entries()) {
+      const r = h.regionOf(parseCIDR(key))!;
+      for (let i = 0; i < refs; i++) h.addExclusion(key, r);
+    }
+    h.cursor = BigInt(this.cursor) << shift;
+    for (const [key, refs] of this.exclusions.entries()) for (let i = 0; i < refs; i++) this.exclusions.remove(key);
+    this.tree.clear(0, this.tree.limit);
+    this.touched = 0;
+    this.huge = h;
+    return h;
+  }
+
+  private hugeRegionOf(cidr: string, op: string): { start: bigint; size: bigint } {
+    const c = this.parse(cidr);
+    const r = this.toHuge().regionOf(c);
+    if (r === null) throw new CIDRSetError(`cannot ${op} ${c.text === cidr ? `"${cidr}"` : `"${cidr}" (${c.text})`}: it does not overlap range ${this.clusterCIDR}`);
+    return r;
   }
 
   // Runs `op` on a region and keeps the count of touched node blocks exact.
@@ -277,7 +356,6 @@ export class CIDRSet {
   }
 
   private excludedFreeBlocks(): number {
-    const { starts, ends } = this.exclusions;
     const nb = this.nodeBlockUnits;
     let n = 0;
     let curLo = -1;
@@ -285,16 +363,16 @@ export class CIDRSet {
     const flush = () => {
       if (curHi > curLo) n += (curHi - curLo) / nb - this.tree.touchedBlocks(curLo, curHi, nb);
     };
-    for (let i = 0; i < starts.length; i++) {
-      const lo = Math.floor(starts[i] / nb) * nb;
-      const hi = Math.ceil(ends[i] / nb) * nb;
+    this.exclusions.forEach((start, end) => {
+      const lo = Math.floor(start / nb) * nb;
+      const hi = Math.ceil(end / nb) * nb;
       if (lo <= curHi) curHi = Math.max(curHi, hi);
       else {
         flush();
         curLo = lo;
         curHi = hi;
       }
-    }
+    });
     flush();
     return n;
   }

@@ -1,7 +1,6 @@
 // The ClusterCIDR model (networking.x-k8s.io/v1, the CRD of kubernetes-sigs/node-ipam-controller)
 // and its validation from a plain object, with errors that name the object and field.
 import { CIDRParseError, parseCIDR, type CIDR, type IPFamily } from './cidr.js';
-import { MAX_BLOCK_BITS } from './cidrset.js';
 import { CompiledSelector, SelectorError, type NodeSelector } from './selector.js';
 
 export const CLUSTER_CIDR_API_VERSION = 'networking.x-k8s.io/v1';
@@ -84,9 +83,6 @@ export function parseClusterCIDR(obj: unknown): ClusterCIDR {
       throw new ClusterCIDRValidationError(label, 'spec.perNodeHostBits', `${hb} is larger than the ${hostBits} host bits of spec.${field} "${c.text}"`);
     }
     const maskSize = c.bits - hb;
-    if (maskSize - c.prefix > MAX_BLOCK_BITS) {
-      throw new ClusterCIDRValidationError(label, 'spec.perNodeHostBits', `${hb} splits spec.${field} "${c.text}" into more than 2^${MAX_BLOCK_BITS} blocks`);
-    }
     families.push({ family, cidr: c, maskSize });
     out[field] = c.text;
   }

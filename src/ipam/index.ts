@@ -13,7 +13,7 @@ export {
   cidrsOverlap,
   type CIDR,
 } from './cidr.js';
-export { CIDRSet, CIDRSetError, MAX_BLOCK_BITS } from './cidrset.js';
+export { CIDRSet, CIDRSetError } from './cidrset.js';
 export { ExclusionRegistry, type ExclusionChange } from './exclusions.js';
 export * from './selector.js';
 export * from './clustercidr.js';

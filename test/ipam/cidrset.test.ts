@@ -37,7 +37,7 @@ describe('CIDRSet construction', () => {
     ['10.0.0.0/8', 7, 'node mask size 7 is invalid for range 10.0.0.0/8: must be an integer from 8 to 32'],
     ['10.0.0.0/8', 33, 'node mask size 33 is invalid for range 10.0.0.0/8'],
     ['10.0.0.0/8', 24.5, 'node mask size 24.5 is invalid'],
-    ['fd00::/64', 128, 'node mask size 128 is too large for range fd00::/64: at most 2^52 blocks'],
+    ['fd00::/64', 129, 'node mask size 129 is invalid for range fd00::/64: must be an integer from 64 to 128'],
     ['10.0.0.0', 24, 'cluster CIDR invalid CIDR "10.0.0.0"'],
   ])('rejects %s with /%d', (cidr, mask, msg) => {
     expect(() => new CIDRSet(cidr, mask)).toThrow(CIDRSetError);

@@ -21,6 +21,12 @@ describe('parseClusterCIDR', () => {
     expect(parseClusterCIDR(cc('b', { perNodeHostBits: 8, ipv4: '10.0.0.0/24' })).families[0].maskSize).toBe(24);
   });
 
+  it("KEP-2593's IPv6 example loads: fd12:3456:789a:1::/64 with perNodeHostBits 6 is 2^58 blocks of /122", () => {
+    const p = parseClusterCIDR(cc('kep', { perNodeHostBits: 6, ipv6: 'fd12:3456:789a:1::/64' }));
+    expect(p.families.map((f) => [f.cidr.text, f.maskSize])).toEqual([['fd12:3456:789a:1::/64', 122]]);
+    expect(parseClusterCIDR(cc('any', { perNodeHostBits: 0, ipv6: 'fd00::/64' })).families[0].maskSize).toBe(128);
+  });
+
   it('a deletionTimestamp makes the pool terminating', () => {
     expect(parseClusterCIDR(cc('t', { perNodeHostBits: 8, ipv4: '10.0.0.0/16' }, { deletionTimestamp: '2026-01-01T00:00:00Z' })).terminating).toBe(true);
   });
@@ -32,7 +38,6 @@ describe('parseClusterCIDR', () => {
     [cc('x', { perNodeHostBits: -1, ipv4: '10.0.0.0/24' }), 'spec.perNodeHostBits: must be a non-negative integer, got -1'],
     [cc('x', { perNodeHostBits: '8', ipv4: '10.0.0.0/24' }), 'spec.perNodeHostBits: must be a non-negative integer, got "8"'],
     [cc('x', { perNodeHostBits: 8 }), 'ClusterCIDR "x": spec: at least one of spec.ipv4 and spec.ipv6 is required'],
-    [cc('x', { perNodeHostBits: 0, ipv6: 'fd00::/64' }), 'spec.perNodeHostBits: 0 splits spec.ipv6 "fd00::/64" into more than 2^52 blocks'],
     [
       cc('x', { perNodeHostBits: 8, ipv4: '10.0.0.0/16', nodeSelector: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'a', operator: 'Maybe' }] }] } }),
       'ClusterCIDR "x": spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].operator: unknown operator "Maybe"',

@@ -68,6 +68,17 @@ describe('MultiCIDRRangeAllocator: KEP-2593 user stories', () => {
     for (const a of all) for (const b of all) if (a !== b) expect(cidrContains(a, b) || cidrContains(b, a), `${a.text} vs ${b.text}`).toBe(false);
   });
 
+  it("KEP-2593's own IPv6 example (fd12:3456:789a:1::/64, perNodeHostBits 6: 2^58 blocks) loads and hands out /122s", async () => {
+    createClusterCIDR(api, 'kep-v6', { perNodeHostBits: 6, ipv6: 'fd12:3456:789a:1::/64' });
+    await replica();
+    node('v6-a');
+    node('v6-b');
+    await until(() => hasBlocks('v6-a')() && hasBlocks('v6-b')(), 5000, 'both nodes get a /122');
+    const got = ['v6-a', 'v6-b'].map((n) => podCIDRsOf(api, n)[0]!).sort();
+    expect(got).toEqual(['fd12:3456:789a:1::/122', 'fd12:3456:789a:1::40/122']);
+    expect(duplicates(api)).toEqual([]);
+  });
+
   it('discontiguous ranges: four /21 pools serve 32 nodes with /24 each, and the 33rd waits', async () => {
     const ranges = ['10.10.0.0/21', '172.16.8.0/21', '192.168.16.0/21', '100.64.24.0/21'];
     ranges.forEach((ipv4, i) => createClusterCIDR(api, `range-${i}`, { perNodeHostBits: 8, ipv4 }));
