@@ -2,7 +2,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
 import { Faults, kubeConfigFor, startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
-import { collectWatch, expectStatus, fakeNode, rawRequest } from './target.js';
+import { parseFaultPlan, parseFaultPlanText, type RequestInfo } from '../../src/sim/apiserver/faults.js';
+import { collectWatch, eventually, expectStatus, fakeNode, rawRequest } from './target.js';
 
 let s: ApiServerDouble;
 let core: CoreV1Api;
@@ -88,6 +89,158 @@ describe('fault injection', () => {
     expect(() => s.faults.inject({ status: 418 as 500 })).toThrow(/status/);
     expect(() => s.faults.inject({ verb: 'frobnicate' as 'get', latencyMs: 1 })).toThrow(/verb/);
     expect(() => s.faults.inject({ resource: 'nodes' })).toThrow(/at least one/);
+  });
+});
+
+describe('fault plans (what --faults and the admin endpoint take)', () => {
+  it.each([
+    [[], /^plan: must be an object/],
+    [{ rule: [] }, /^rule: unknown field \(known: seed, rules, blackout, watchCloses\)/],
+    [{ seed: -1 }, /^seed: must be an integer ≥ 0, got -1/],
+    [{ rules: {} }, /^rules: must be a list of rules/],
+    [{ rules: ['x'] }, /^rules\[0\]: must be an object, got "x"/],
+    [{ rules: [{ latencyMs: 1 }, { status: 418 }] }, /^rules\[1\]\.status: must be one of 409, 429, 500, 503, 504, got 418/],
+    [{ rules: [{ errorrate: 0.5 }] }, /^rules\[0\]\.errorrate: unknown field \(known: verb, .*errorRate/],
+    [{ rules: [{ errorRate: '0.5' }] }, /^rules\[0\]\.errorRate: must be a number, got "0.5"/],
+    [{ rules: [{ verb: ['get', 'fetch'], status: 500 }] }, /^rules\[0\]\.verb: must be one of get, list/],
+    [{ rules: [{ verb: [], status: 500 }] }, /^rules\[0\]\.verb: must be a verb or a non-empty list of verbs, got \[\]/],
+    [{ rules: [{ resource: 'nodes' }] }, /^rules\[0\]: needs at least one of latencyMs/],
+    [{ rules: [{ dropResponse: true, status: 500 }] }, /^rules\[0\]\.dropResponse: cannot be combined/],
+    [{ blackout: true }, /^blackout: must be an object/],
+    [{ blackout: { mode: 'refuse' } }, /^blackout\.mode: must be one of reset, hang, got "refuse"/],
+    [{ blackout: { durationMs: 0 } }, /^blackout\.durationMs: must be a number > 0, got 0/],
+    [{ blackout: { for: 3 } }, /^blackout\.for: unknown field/],
+    [{ watchCloses: { everyMs: 10 } }, /^watchCloses\.everyMs: must be a number ≥ 50, got 10/],
+    [{ watchCloses: { everyMs: 100, expireHistory: 'yes' } }, /^watchCloses\.expireHistory: must be a boolean, got "yes"/],
+  ])('rejects %j, naming the field and the value', (raw, message) => {
+    expect(() => parseFaultPlan(raw)).toThrow(message);
+  });
+
+  it('reads YAML and JSON alike; empty is no fault', () => {
+    const yaml = 'seed: 3\nrules:\n  - verb: [update, patch]\n    resource: nodes\n    errorRate: 0.2\n    status: 503\nblackout: {mode: hang, durationMs: 500}\nwatchCloses: {everyMs: 1000, expireHistory: true}\n';
+    const plan = { seed: 3, rules: [{ verb: ['update', 'patch'], resource: 'nodes', errorRate: 0.2, status: 503 }], blackout: { mode: 'hang', durationMs: 500 }, watchCloses: { everyMs: 1000, expireHistory: true } };
+    expect(parseFaultPlanText(yaml)).toEqual(plan);
+    expect(parseFaultPlanText(JSON.stringify(plan))).toEqual(plan);
+    expect(parseFaultPlanText('')).toEqual({});
+    expect(() => parseFaultPlanText('rules: [')).toThrow(/^plan: not valid YAML or JSON/);
+  });
+
+  it('applyPlan replaces every rule; a bad plan changes nothing', async () => {
+    s.store.create('nodes', fakeNode('a'));
+    s.faults.inject({ verb: 'get', status: 500 });
+    s.faults.applyPlan({ rules: [{ verb: 'list', resource: 'nodes', status: 429, retryAfterSeconds: 0 }] });
+    expect((await core.readNode({ name: 'a' })).metadata?.name).toBe('a');
+    await expectStatus(core.listNode(), 429, 'TooManyRequests');
+    expect(() => s.faults.applyPlan({ rules: [{ status: 418 as 500 }] })).toThrow(/rules\[0\]\.status/);
+    await expectStatus(core.listNode(), 429, 'TooManyRequests');
+    expect(s.faults.status().rules).toEqual([{ spec: { verb: 'list', resource: 'nodes', status: 429, retryAfterSeconds: 0 }, fired: 2 }]);
+    s.faults.applyPlan({});
+    expect((await core.listNode()).items).toHaveLength(1);
+  });
+
+  it('a plan seed restarts the draws, so a session repeats', () => {
+    const info: RequestInfo = { verb: 'get', resource: 'nodes', group: '', subresource: '', namespace: '', name: 'a', userAgent: '', user: 'admin' };
+    const f = new Faults(99);
+    const draws = (): boolean[] => Array.from({ length: 32 }, () => f.decide(info).error !== undefined);
+    f.applyPlan({ seed: 5, rules: [{ errorRate: 0.5 }] });
+    const first = draws();
+    f.applyPlan({ seed: 5, rules: [{ errorRate: 0.5 }] });
+    expect(draws()).toEqual(first);
+  });
+
+  it('blackout reset: every request is cut (health too), open watches end, and it ends by itself', async () => {
+    s.store.create('nodes', fakeNode('a'));
+    const w = await collectWatch(kubeConfigFor(s), '/api/v1/nodes', { resourceVersion: String(s.store.resourceVersion) });
+    s.resetCounters();
+    s.faults.applyPlan({ blackout: { durationMs: 400 } });
+    await w.ended;
+    await expect(core.readNode({ name: 'a' })).rejects.toThrow();
+    await expect(fetch(`${s.url}/healthz`)).rejects.toThrow();
+    expect(s.faults.status().blackout).toMatchObject({ mode: 'reset' });
+    expect(s.count()).toBe(0);
+    await eventually(async () => expect((await core.readNode({ name: 'a' })).metadata?.name).toBe('a'), 3000);
+    expect(s.faults.status().blackout).toBeUndefined();
+  });
+
+  it('blackout hang: a request waits unanswered until the blackout ends, then its connection is cut', async () => {
+    s.faults.applyPlan({ blackout: { mode: 'hang' } });
+    const t0 = Date.now();
+    const pending = fetch(`${s.url}/version`).then(() => 'answered', () => 'cut');
+    setTimeout(() => s.faults.applyPlan({}), 300);
+    expect(await pending).toBe('cut');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+    expect((await fetch(`${s.url}/version`)).status).toBe(200);
+  });
+
+  it('watchCloses with expireHistory: streams are cut on schedule and a resume from the old resourceVersion gets 410', async () => {
+    const rv = String(s.store.resourceVersion);
+    s.store.create('nodes', fakeNode('a'));
+    const w = await collectWatch(kubeConfigFor(s), '/api/v1/nodes', { resourceVersion: rv });
+    s.faults.applyPlan({ watchCloses: { everyMs: 100, expireHistory: true } });
+    await w.ended;
+    const resumed = await collectWatch(kubeConfigFor(s), '/api/v1/nodes', { resourceVersion: rv });
+    await resumed.ended;
+    expect(resumed.events.at(-1)).toMatchObject({ type: 'ERROR', object: { code: 410, reason: 'Expired' } });
+    await eventually(() => expect(s.faults.status().watchCloses).toBeGreaterThanOrEqual(2), 3000);
+    s.faults.applyPlan({});
+    const n = s.faults.status().watchCloses;
+    await new Promise((r) => setTimeout(r, 250));
+    expect(s.faults.status().watchCloses).toBe(n);
+  });
+
+  it('onRequest sees each authorized resource request as it arrives, with its user', async () => {
+    const seen: RequestInfo[] = [];
+    const off = s.onRequest((i) => seen.push(i));
+    s.store.create('nodes', fakeNode('a'));
+    await core.patchNode({ name: 'a', body: { metadata: { labels: { x: 'y' } } } }, merge);
+    off();
+    await core.readNode({ name: 'a' });
+    expect(seen).toEqual([expect.objectContaining({ verb: 'patch', resource: 'nodes', name: 'a', user: 'admin' })]);
+  });
+});
+
+describe('the admin endpoint', () => {
+  const call = (method: string, path: string, token: string | undefined, body?: string) =>
+    fetch(`${s.url}${path}`, { method, body, headers: token ? { Authorization: `Bearer ${token}` } : {} });
+
+  it('reads and replaces the plan with the admin token; others get 401/403 and change nothing', async () => {
+    const other = await startApiServerDouble({ users: [{ name: 'replica-0', token: 'r0' }] });
+    try {
+      expect((await call('GET', '/_double/faults', undefined)).status).toBe(401);
+      const r0 = await fetch(`${other.url}/_double/faults`, { method: 'PUT', body: 'blackout: {}', headers: { Authorization: 'Bearer r0' } });
+      expect(r0.status).toBe(403);
+      expect(other.faults.status().blackout).toBeUndefined();
+    } finally {
+      await other.stop();
+    }
+    const put = await call('PUT', '/_double/faults', s.adminToken, 'rules:\n  - verb: get\n    resource: nodes\n    status: 503\n');
+    expect(put.status).toBe(200);
+    expect(await put.json()).toMatchObject({ plan: { rules: [{ verb: 'get', resource: 'nodes', status: 503 }] }, rules: [{ fired: 0 }] });
+    s.store.create('nodes', fakeNode('a'));
+    await expectStatus(core.readNode({ name: 'a' }), 503, 'ServiceUnavailable');
+    const got = (await (await call('GET', '/_double/faults', s.adminToken)).json()) as { rules: { fired: number }[] };
+    expect(got.rules[0].fired).toBe(1);
+    expect((await call('DELETE', '/_double/faults', s.adminToken)).status).toBe(200);
+    expect((await core.readNode({ name: 'a' })).metadata?.name).toBe('a');
+  });
+
+  it('answers 400 naming the field for a bad plan, and keeps the plan in force', async () => {
+    s.faults.applyPlan({ rules: [{ verb: 'list', status: 500 }] });
+    const r = await call('PUT', '/_double/faults', s.adminToken, '{"rules":[{"verb":"list","status":"500"}]}');
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({ kind: 'Status', reason: 'BadRequest', message: 'fault plan rules[0].status: must be a number, got "500"' });
+    expect(s.faults.status().plan).toEqual({ rules: [{ verb: 'list', status: 500 }] });
+  });
+
+  it('keeps answering during a blackout, which it can end; close-watches cuts streams on demand', async () => {
+    s.faults.applyPlan({ blackout: {} });
+    expect((await call('GET', '/_double/faults', s.adminToken)).status).toBe(200);
+    expect((await call('DELETE', '/_double/faults', s.adminToken)).status).toBe(200);
+    const w = await collectWatch(kubeConfigFor(s), '/api/v1/nodes', {});
+    expect((await call('POST', '/_double/close-watches?expireHistory=maybe', s.adminToken)).status).toBe(400);
+    expect((await call('POST', '/_double/close-watches?expireHistory=true', s.adminToken)).status).toBe(200);
+    await w.ended;
+    expect((await call('GET', '/_double/nothing', s.adminToken)).status).toBe(404);
   });
 });
 

@@ -5,11 +5,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ConfigMap, ServiceAccount } from 'kubernetes-models/v1';
+import { ConfigMap, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1';
+import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { asK8sObject, isObject, loadYamlFile, podContainers, podSpecOf, render, type Json, type JsonObject, type K8sObject } from './kustomize.js';
 import { validate } from './openapi.js';
 import { resolveRunOptions, type RawRunFlags } from '../../src/manager/options.js';
@@ -58,6 +59,10 @@ const MODELS: Record<string, (o: K8sObject) => Validatable> = {
   'rbac.authorization.k8s.io/v1/Role': (o) => new Role(o as never),
   'rbac.authorization.k8s.io/v1/RoleBinding': (o) => new RoleBinding(o as never),
   'apiextensions.k8s.io/v1/CustomResourceDefinition': (o) => new CustomResourceDefinition(o as never),
+  // components/monitoring (prometheus-operator kinds, and the Service its ServiceMonitor selects).
+  'v1/Service': (o) => new Service(o as never),
+  'monitoring.coreos.com/v1/ServiceMonitor': (o) => new ServiceMonitor(o as never),
+  'monitoring.coreos.com/v1/PrometheusRule': (o) => new PrometheusRule(o as never),
 };
 
 /** Validate one object: kubernetes-models for built-in kinds, the CRD schema for ClusterCIDR. */

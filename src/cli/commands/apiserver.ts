@@ -1,6 +1,6 @@
 // `node-address-ccm apiserver`: runs the Kubernetes API server double in the foreground, for
 // humans and scripts that need a cluster API without a cluster.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { USAGE_EXIT_CODE, UsageError } from '../exit-codes.js';
 import type { RbacPolicy } from '../../sim/apiserver/rbac.js';
@@ -14,6 +14,9 @@ interface ApiserverOptions {
   historySize: string;
   logLevel: string;
   https?: boolean;
+  faults?: string;
+  faultSeed: string;
+  adminToken?: string;
 }
 
 function usage(message: string): UsageError {
@@ -47,15 +50,28 @@ export function register(program: Command): void {
     .option('--user <name:token[:groups]>', 'a bearer token and the user (and groups) it authenticates as; repeatable', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--history-size <n>', 'watch events kept for resuming watches', '10000')
     .option('--https', 'serve HTTPS with a self-signed certificate for 127.0.0.1 (needs openssl); the kubeconfig trusts it')
+    .option('--faults <file>', 'fault plan (YAML or JSON: rules, blackout, watchCloses, seed) applied at start; read and replaced while running at /_double/faults with the admin token')
+    .option('--admin-token <token>', 'bearer token of the admin user (group system:masters; default: random, in --write-kubeconfig)')
+    .option('--fault-seed <n>', 'seed of the random draws of errorRate rules (a plan\'s seed overrides it)', '1')
     .option('--log-level <level>', 'log level', 'info')
     .action(async (opts: ApiserverOptions) => {
       const port = intFlag('--port', opts.port, 0, 65535);
       const historySize = intFlag('--history-size', opts.historySize, 1, 10_000_000);
+      const seed = intFlag('--fault-seed', opts.faultSeed, 0, 2 ** 32 - 1);
       const users = opts.user.map(parseUserFlag);
+      if (opts.adminToken !== undefined && !/^[\x21-\x7e]{1,256}$/.test(opts.adminToken)) throw usage(`--admin-token ${JSON.stringify(opts.adminToken)}: expected 1 to 256 characters, printable ASCII without spaces`);
       // Imported when the command runs: --help loads no server or logger.
-      const [{ createLogger }, { loadRbacDir }, { startApiServerDouble }] = await Promise.all([
-        import('../../log.js'), import('../../sim/apiserver/rbac.js'), import('../../sim/apiserver/server.js'),
+      const [{ createLogger }, { loadRbacDir }, { startApiServerDouble }, { parseFaultPlanText }] = await Promise.all([
+        import('../../log.js'), import('../../sim/apiserver/rbac.js'), import('../../sim/apiserver/server.js'), import('../../sim/apiserver/faults.js'),
       ]);
+      let plan;
+      if (opts.faults !== undefined) {
+        try {
+          plan = parseFaultPlanText(readFileSync(opts.faults, 'utf8'));
+        } catch (err) {
+          throw usage(`--faults ${opts.faults}: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
       let rbac: RbacPolicy | undefined;
       if (opts.rbac !== undefined) {
         try {
@@ -70,7 +86,11 @@ export function register(program: Command): void {
       } catch (err) {
         throw usage(err instanceof Error ? err.message : String(err));
       }
-      const server = await startApiServerDouble({ port, historySize, rbac, users, logger, tls: opts.https === true });
+      const server = await startApiServerDouble({ port, historySize, rbac, users, logger, tls: opts.https === true, seed, adminToken: opts.adminToken });
+      if (plan) {
+        server.faults.applyPlan(plan);
+        logger.info({ plan }, 'fault plan applied');
+      }
       if (opts.writeKubeconfig) writeFileSync(opts.writeKubeconfig, server.kubeconfig, { mode: 0o600 });
       process.stdout.write(`${server.url}\n`);
       await new Promise<void>((resolve) => {

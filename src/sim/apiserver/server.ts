@@ -8,7 +8,8 @@ import { parse as parseYaml } from 'yaml';
 import type { Logger } from '../../log.js';
 import { silentLogger } from '../../log.js';
 import { ApiError, badRequest, expired, invalid, notFound, qualifiedResource } from './errors.js';
-import { Counters, Faults, type CounterFilter, type CounterRow, type DetailedCounterRow, type RequestInfo, type Verb } from './faults.js';
+import { Counters, Faults, type CounterFilter, type CounterRow, type DetailedCounterRow, type FaultPlan, type RequestInfo, type Verb } from './faults.js';
+import { ADMIN_PREFIX, serveAdmin } from './admin.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './patch.js';
 import { Authorizer, loadRbacDir, type RbacPolicy, type UserInfo } from './rbac.js';
 import { apiVersionOf, type KObject, type ResourceDef } from './resources.js';
@@ -76,6 +77,11 @@ export interface ApiServerDouble {
   resumeWatches(): void;
   /** Open watch streams. */
   watchCount(): number;
+  /**
+   * Calls `listener` with each resource request once authenticated, routed and authorized, before
+   * faults and handling (a chaos test attributes writes to users as they arrive). Returns an unsubscribe.
+   */
+  onRequest(listener: (info: RequestInfo) => void): () => void;
   /** Stops listening and drops every connection; state is kept for restart(). */
   stop(): Promise<void>;
   /** Listens again on the same port with the same state. */
@@ -173,6 +179,8 @@ export class ApiServer implements ApiServerDouble {
   private portNumber: number;
   private readonly tls?: TlsMaterial;
   private readonly watchContext: WatchContext;
+  private readonly requestListeners = new Set<(info: RequestInfo) => void>();
+  private watchCutTimer: NodeJS.Timeout | undefined;
 
   constructor(options: ApiServerDoubleOptions = {}) {
     if (options.tls === true) this.tls = selfSignedCertificate();
@@ -197,6 +205,7 @@ export class ApiServer implements ApiServerDouble {
       if (sa) groups.push('system:serviceaccounts', `system:serviceaccounts:${sa[1]}`);
       this.tokens.set(u.token, { name: u.name, groups: [...groups, 'system:authenticated'] });
     }
+    this.faults.onPlan((plan) => this.planApplied(plan));
     if (options.rbac !== undefined) this.authorizer = new Authorizer(typeof options.rbac === 'string' ? loadRbacDir(options.rbac) : options.rbac);
   }
 
@@ -256,6 +265,35 @@ export class ApiServer implements ApiServerDouble {
 
   watchCount(): number {
     return this.watches.size;
+  }
+
+  onRequest(listener: (info: RequestInfo) => void): () => void {
+    this.requestListeners.add(listener);
+    return () => this.requestListeners.delete(listener);
+  }
+
+  private notifyRequest(info: RequestInfo): void {
+    for (const l of this.requestListeners) l(info);
+  }
+
+  /** A fault plan's watch cuts (history first, so resumes get 410) and the blackout's cut of open watches. */
+  private cutWatches(expireHistory: boolean): void {
+    if (expireHistory) this.compactHistory();
+    this.closeWatches();
+  }
+
+  private planApplied(plan: FaultPlan): void {
+    clearInterval(this.watchCutTimer);
+    this.watchCutTimer = undefined;
+    if (plan.blackout) this.closeWatches();
+    const w = plan.watchCloses;
+    if (w) {
+      this.watchCutTimer = setInterval(() => {
+        this.cutWatches(w.expireHistory === true);
+        this.faults.watchClosesDone++;
+      }, w.everyMs);
+      this.watchCutTimer.unref();
+    }
   }
 
   async start(): Promise<void> {
@@ -333,6 +371,17 @@ export class ApiServer implements ApiServerDouble {
     const userAgent = String(req.headers['user-agent'] ?? '');
     try {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (url.pathname.startsWith(ADMIN_PREFIX)) {
+        const [code, out] = await serveAdmin({ faults: this.faults, cutWatches: (e) => this.cutWatches(e) }, req.method ?? 'GET', url, this.authenticate(req), () => readBody(req));
+        this.send(res, code, out);
+        return;
+      }
+      if (this.faults.blackout()) {
+        // Down for everyone but the admin endpoint: no answer, not counted.
+        if (this.faults.blackout() === 'hang') await this.faults.blackoutOver();
+        req.socket.destroy();
+        return;
+      }
       const user = this.authenticate(req);
       userName = user.name;
       const method = req.method ?? 'GET';
@@ -346,6 +395,7 @@ export class ApiServer implements ApiServerDouble {
         if (this.authorizer && !this.authorizer.authorizeResource(user, { verb: 'create', apiGroup: review.group, resource: review.plural, subresource: '', namespace: '', name: '' })) {
           throw this.forbidden(user, info);
         }
+        this.notifyRequest(info);
         const fault = this.faults.decide(info);
         if (fault.latencyMs > 0) await delay(fault.latencyMs);
         if (fault.error) throw fault.error;
@@ -388,6 +438,7 @@ export class ApiServer implements ApiServerDouble {
       if (this.authorizer && !this.authorizer.authorizeResource(user, { verb, apiGroup: info.group, resource: info.resource, subresource: info.subresource, namespace: info.namespace, name })) {
         throw this.forbidden(user, info);
       }
+      this.notifyRequest(info);
       const fault = this.faults.decide(info);
       if (fault.latencyMs > 0) await delay(fault.latencyMs);
       if (fault.error) throw fault.error;
