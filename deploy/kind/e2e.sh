@@ -199,7 +199,7 @@ KUBECONFIG
 log "starting the kind provider on the host (log: ${PROVIDER_LOG})"
 # --kubeconfig is the controllers' client; KUBECONFIG is the kind provider's (override ConfigMap).
 (cd "${REPO_ROOT}" && KUBECONFIG="${SA_KUBECONFIG}" exec node dist/src/cli/main.js run \
-  --controllers=cloud-node \
+  --controllers=cloud-node,cloud-node-lifecycle \
   --cloud-provider=kind \
   --cloud-config "${REPO_ROOT}/deploy/kind/kind-provider.conf" \
   --kubeconfig "${SA_KUBECONFIG}" \
