@@ -12,6 +12,9 @@ interface SimulateFlags {
   logLevel: string;
   timeout: string;
   fullTable?: boolean;
+  keep?: boolean;
+  port: string;
+  kubeconfigOut?: string;
 }
 
 export function register(program: Command): void {
@@ -22,6 +25,9 @@ export function register(program: Command): void {
     .option('--feature-gates <list>', 'feature gates, e.g. CloudDualStackNodeIPs=false')
     .option('--timeout <duration>', 'give up after this long', '60s')
     .option('--full-table', 'print every node even for large clusters')
+    .option('--keep', 'the sandbox: keep the cluster and the controller manager running after the summary, write a kubeconfig and print what to try with kubectl, until Ctrl-C')
+    .option('--port <n>', 'port of the API server double on 127.0.0.1 (0: any free port, printed)', '0')
+    .option('--kubeconfig-out <file>', 'with --keep: write the kubeconfig here (default: in the sandbox\'s temporary folder, removed on exit)')
     .option('--log-level <level>', 'controller logs on stderr: fatal, error, warn, info, debug, trace or silent', 'silent')
     .action(async (flags: SimulateFlags) => {
       // Imported when the command runs: --help loads no Kubernetes client.
@@ -29,7 +35,11 @@ export function register(program: Command): void {
       let nodes: number;
       let timeoutMs: number;
       let logger: Logger;
+      let port: number;
       try {
+        port = parseIntFlag('--port', flags.port, 0, 65535);
+        if (flags.kubeconfigOut !== undefined && flags.keep !== true) throw new Error(`--kubeconfig-out: only with --keep (got "${flags.kubeconfigOut}")`);
+        if (flags.kubeconfigOut !== undefined && flags.kubeconfigOut.trim() === '') throw new Error('--kubeconfig-out: must not be empty');
         nodes = parseIntFlag('--nodes', flags.nodes, 1, SIM_MAX_NODES);
         timeoutMs = parseGoDuration('--timeout', flags.timeout);
         if (timeoutMs <= 0) throw new Error(`--timeout: must be positive, got "${flags.timeout}"`);
@@ -37,15 +47,26 @@ export function register(program: Command): void {
       } catch (err) {
         throw new UsageError((err as Error).message);
       }
+      // The sandbox runs until Ctrl-C (or SIGTERM), then stops everything cleanly.
+      const stop = new AbortController();
+      const onSignal = (): void => stop.abort();
+      if (flags.keep === true) {
+        process.on('SIGINT', onSignal);
+        process.on('SIGTERM', onSignal);
+      }
       let result;
       try {
         result = await runSimulation({
-          nodes, timeoutMs, logger, out: process.stdout, fullTable: flags.fullTable === true,
+          nodes, timeoutMs, logger, out: process.stdout, fullTable: flags.fullTable === true, port,
+          ...(flags.keep === true ? { keep: { until: stop.signal, ...(flags.kubeconfigOut !== undefined ? { kubeconfigOut: flags.kubeconfigOut } : {}) } } : {}),
           ...(flags.featureGates !== undefined ? { flags: { featureGates: flags.featureGates } } : {}),
         });
       } catch (err) {
         if (err instanceof Error && err.message.startsWith('--')) throw new UsageError(err.message);
         throw err;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
       }
       process.exitCode = result.converged && result.asExpected ? 0 : 1;
     });

@@ -1,7 +1,7 @@
 // `simulate` (what `npm start` runs): the API server double, a seeded cluster, a static cloud from
 // a temporary cloud-config file, and the real controller manager against it over HTTP. Shows
 // progress while nodes converge, then a table of the outcome.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { StaticCloudProvider } from '../../../providers/static/provider.js';
@@ -15,6 +15,7 @@ import { describeStack } from '../../nodeip/stack.js';
 import { parseFeatureGates } from '../../featuregates/index.js';
 import { startApiServerDouble } from '../apiserver/server.js';
 import { buildSimCluster, SIM_CLUSTER_CIDR, SIM_SERVICE_CIDR, staticCloudConfig, type SimNode } from './scenario.js';
+import { SANDBOX_REFRESH, sandboxGuide, sandboxSpareNodes } from './sandbox.js';
 
 export interface SimulationOptions {
   nodes: number;
@@ -29,6 +30,13 @@ export interface SimulationOptions {
   flags?: RawRunFlags;
   /** Print every row even for large clusters (default: up to 40 rows, then a summary). */
   fullTable?: boolean;
+  /** Port of the API server double on 127.0.0.1 (default 0: any free port, printed). */
+  port?: number;
+  /**
+   * The sandbox (`simulate --keep`): after the summary the double and the manager keep running
+   * until `until` aborts (Ctrl-C), with a kubeconfig written and things to try printed.
+   */
+  keep?: { until: AbortSignal; kubeconfigOut?: string };
 }
 
 export interface SimRow {
@@ -102,20 +110,46 @@ export function formatTable(rows: readonly SimRow[], maxReason = 110): string {
   return [line(header), ...cells.map(line)].join('\n') + '\n';
 }
 
+/** Writes the kubeconfig and the files to try, prints the guide, and waits for `until`. */
+async function sandbox(
+  keep: NonNullable<SimulationOptions['keep']>, kubeconfig: string, dir: string, cloudConfig: string,
+  cluster: readonly SimNode[], spare: readonly SimNode[], out: NodeJS.WritableStream, leading: () => boolean,
+): Promise<void> {
+  const kubeconfigPath = path.resolve(keep.kubeconfigOut ?? path.join(dir, 'kubeconfig'));
+  // It holds the admin token: readable by its owner only, also when the file already existed.
+  await writeFile(kubeconfigPath, kubeconfig, { mode: 0o600 });
+  await chmod(kubeconfigPath, 0o600);
+  const guide = sandboxGuide(cluster, spare, dir, kubeconfigPath, cloudConfig);
+  for (const [name, text] of Object.entries(guide.files)) await writeFile(path.join(dir, name), text);
+  out.write(`\n${guide.text}`);
+  await new Promise<void>((resolve) => {
+    if (keep.until.aborted) resolve();
+    else keep.until.addEventListener('abort', () => resolve(), { once: true });
+  });
+  out.write(`stopping the controller manager${leading() ? ' (it releases its lease)' : ''} and the API server double` +
+    `${keep.kubeconfigOut !== undefined ? `; ${kubeconfigPath} is left in place` : ''}\n`);
+}
+
 export async function runSimulation(options: SimulationOptions): Promise<SimulationResult> {
   const log = options.logger ?? silentLogger;
   const out = options.out;
   const started = Date.now();
   const cluster = buildSimCluster(options.nodes);
-  const api = await startApiServerDouble({ logger: log });
+  const keep = options.keep;
+  // The sandbox's cloud also knows two instances the cluster does not have yet, for kubectl to add.
+  const spare = keep ? sandboxSpareNodes(cluster.length) : [];
+  const api = await startApiServerDouble({ logger: log, port: options.port ?? 0 }).catch((err: NodeJS.ErrnoException) => {
+    throw err.code === 'EADDRINUSE' ? new Error(`--port: ${options.port} is already in use on 127.0.0.1`, { cause: err }) : err;
+  });
   const dir = await mkdtemp(path.join(tmpdir(), 'node-address-ccm-sim-'));
   let provider: StaticCloudProvider | undefined;
   const abort = new AbortController();
   let done: Promise<unknown> | undefined;
   try {
     const cloudConfig = path.join(dir, 'cloud-config.yaml');
-    await writeFile(cloudConfig, staticCloudConfig(cluster));
-    provider = await StaticCloudProvider.open({ path: cloudConfig, logger: log, watch: false, pollMs: 0 });
+    await writeFile(cloudConfig, staticCloudConfig([...cluster, ...spare]));
+    // The sandbox watches the file, so instances can be added while it runs.
+    provider = await StaticCloudProvider.open({ path: cloudConfig, logger: log, watch: keep !== undefined, pollMs: keep ? 2000 : 0 });
     api.store.createMany('nodes', cluster.map((c) => c.node));
     const expectedDone = cluster.length;
     if (options.progress !== false) {
@@ -129,6 +163,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       concurrentNodeSyncs: '4',
       leaderElectLeaseDuration: '3s', leaderElectRenewDeadline: '2s', leaderElectRetryPeriod: '500ms',
       securePort: '0',
+      // The sandbox: ClusterCIDR objects take effect (the flags pool stays the default), and an
+      // annotation change shows within seconds.
+      ...(keep ? { cidrAllocatorType: 'MultiCIDRRangeAllocator', nodeStatusUpdateFrequency: SANDBOX_REFRESH } : {}),
       ...options.flags,
     });
     const manager = new ControllerManager(runOptions, {
@@ -163,12 +200,15 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         converged = true;
         break;
       }
-      if (Date.now() - started > timeoutMs) break;
+      if (Date.now() - started > timeoutMs || keep?.until.aborted) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     // Stop the manager before counting: it flushes the events it recorded (Synced comes last).
-    abort.abort();
-    await done;
+    // The sandbox keeps it running: convergence already waited for every Synced event.
+    if (!keep) {
+      abort.abort();
+      await done;
+    }
     const requests = api.counters().filter((c) => c.userAgent.includes('simulate')).map((c) => ({ verb: c.verb, resource: c.resource, subresource: c.subresource, count: c.count }));
     const elapsedMs = Date.now() - started;
     const shown = options.fullTable || rows.length <= 40 ? rows : rows.slice(0, 40);
@@ -181,6 +221,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     out.write(`\n${converged ? 'converged' : 'NOT converged'} in ${(elapsedMs / 1000).toFixed(1)} s: ${initialised} of ${rows.length} nodes initialised, ` +
       `${rows.length - initialised} left tainted with a reason; ${writes} node writes, ${events} events created` +
       `${asExpected ? '; every node ended as its case expects' : '; SOME NODES DID NOT END AS EXPECTED'}\n`);
+    if (keep && !keep.until.aborted) await sandbox(keep, api.kubeconfig, dir, cloudConfig, cluster, spare, out, () => manager.isLeading());
     return { rows, converged, asExpected, elapsedMs, requests };
   } finally {
     abort.abort();

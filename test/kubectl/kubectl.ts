@@ -1,0 +1,84 @@
+// kubectl as a test tool: the one real Kubernetes client here that this project did not write.
+// Suites that need it use describeKubectl: where kubectl is absent (a user's laptop) they are
+// skipped and the suite's title says why; in CI (CI set) a missing kubectl fails instead, since CI
+// has it and must run them.
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe } from 'vitest';
+
+/** $KUBECTL, /usr/bin/kubectl, then the PATH. */
+function findKubectl(): { path?: string; looked: string[] } {
+  const candidates = [
+    ...(process.env.KUBECTL ? [process.env.KUBECTL] : []),
+    '/usr/bin/kubectl',
+    ...(process.env.PATH ?? '').split(path.delimiter).filter((d) => d !== '').map((d) => path.join(d, 'kubectl')),
+  ];
+  for (const c of candidates) {
+    try {
+      accessSync(c, constants.X_OK);
+      return { path: c, looked: candidates };
+    } catch {
+      // not here
+    }
+  }
+  return { looked: candidates };
+}
+
+const found = findKubectl();
+export const KUBECTL: string | undefined = found.path;
+export const KUBECTL_MISSING = KUBECTL === undefined
+  ? `kubectl not found: looked for $KUBECTL, /usr/bin/kubectl and kubectl on the PATH; these tests need kubectl v1.32 (CI has it)`
+  : undefined;
+if (KUBECTL_MISSING !== undefined && process.env.CI) throw new Error(`${KUBECTL_MISSING}; CI must run them`);
+
+/** describe() when kubectl is here; otherwise a skipped suite whose title is the reason. */
+export function describeKubectl(title: string, body: () => void): void {
+  if (KUBECTL_MISSING !== undefined) describe.skip(`${title} — skipped: ${KUBECTL_MISSING}`, body);
+  else describe(title, body);
+}
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface KubectlOptions {
+  stdin?: string;
+  timeoutMs?: number;
+  cwd?: string;
+}
+
+/** Runs kubectl with `--kubeconfig` (no other configuration leaks in: KUBECONFIG and HOME are set). */
+export function kubectl(kubeconfig: string | undefined, args: string[], options: KubectlOptions = {}): Promise<KubectlResult> {
+  if (KUBECTL === undefined) throw new Error(KUBECTL_MISSING);
+  const bin = KUBECTL;
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, [...(kubeconfig !== undefined ? [`--kubeconfig=${kubeconfig}`] : []), ...args], {
+      cwd: options.cwd,
+      // A cache dir of its own per run: discovery and OpenAPI are fetched from this double.
+      env: { PATH: process.env.PATH ?? '', HOME: kubeconfig ? path.dirname(kubeconfig) : tmpdir(), KUBECONFIG: kubeconfig ?? '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
+    });
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+/** kubectl that must succeed: throws with the command and its stderr otherwise. */
+export async function kubectlOk(kubeconfig: string | undefined, args: string[], options: KubectlOptions = {}): Promise<string> {
+  const r = await kubectl(kubeconfig, args, options);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}:\n${r.stderr}${r.stdout}`);
+  return r.stdout;
+}
