@@ -97,14 +97,14 @@ export async function createProvider(name: string, options: ProviderOptions): Pr
   if (factory) return factory(options);
   checkProviderFlags(name, options);
   const p = builtIn.get(name) as BuiltIn;
-  let mod: { create: ProviderFactory };
   try {
-    mod = await p.load();
+    // Adapters may import their SDK at load time or when building the client: both are covered.
+    const mod = await p.load();
+    return await mod.create(options);
   } catch (err) {
     // A single-cloud image leaves the other clouds' SDKs out; say so instead of a bare stack.
     const pkg = p.sdk.find((s) => isMissing(err, s));
     if (pkg) throw new Error(`--cloud-provider: ${name} needs ${pkg}, which this installation does not include (an image built for another cloud?)`, { cause: err });
     throw err;
   }
-  return mod.create(options);
 }

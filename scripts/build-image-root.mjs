@@ -4,12 +4,14 @@
 //
 //   node scripts/build-image-root.mjs [--out DIR] [--cloud all|aws|gce|kind|static] [--install DIR]
 //
-//   DIR/app/main.js        the CLI (esbuild bundle of dist/src/cli/main.js, split per provider)
-//   DIR/app/providers.js   the provider registry (second entry; tests load providers through it)
-//   DIR/app/*.map          source maps (node --enable-source-maps)
+//   DIR/lib/main.js        the CLI (esbuild bundle of dist/src/cli/main.js, split per provider)
+//   DIR/lib/providers.js   the provider registry (second entry; tests load providers through it)
+//   DIR/lib/**/*.map       source maps (node --enable-source-maps)
+//   DIR/package.json       name, version, "type": "module", bin
 //   DIR/node_modules       only what the bundle leaves external: @google-cloud/compute and the
 //                          packages it needs, pruned to the files the v1 instances client loads
 //   DIR/report.json        sizes, for docs/dependencies.md and the startup benchmark
+//   DIR/meta.json          esbuild's metafile: which input went to which output, byte by byte
 //
 // Needs `npm run build` first (bundles the compiled dist/, the code the tests ran). --install DIR
 // reuses an `npm ci --omit=dev` tree instead of installing one (the Dockerfile's deps stage).
@@ -152,12 +154,12 @@ async function main() {
   const out = path.resolve(values.out);
   if (!existsSync(path.join(repo, 'dist/src/cli/main.js'))) throw new Error('dist/ is missing: run "npm run build" first');
   rmSync(out, { recursive: true, force: true });
-  mkdirSync(path.join(out, 'app'), { recursive: true });
+  mkdirSync(path.join(out, 'lib'), { recursive: true });
 
   const externals = Object.keys(EXTERNAL);
   const result = await build({
     entryPoints: { main: path.join(repo, 'dist/src/cli/main.js'), providers: path.join(repo, 'dist/providers/index.js') },
-    outdir: path.join(out, 'app'),
+    outdir: path.join(out, 'lib'),
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -179,16 +181,17 @@ async function main() {
     // CommonJS packages inside an ES module bundle still call require() for built-ins.
     banner: { js: "import { createRequire as __ccmRequire } from 'node:module'; const require = __ccmRequire(import.meta.url);" },
   });
-  writeFileSync(path.join(out, 'app/meta.json'), JSON.stringify(result.metafile));
+  writeFileSync(path.join(out, 'meta.json'), JSON.stringify(result.metafile));
   const pkg = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8'));
-  writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version, license: pkg.license, type: 'module', bin: { [pkg.name]: 'app/main.js' } }, null, 2)}\n`);
+  writeFileSync(path.join(out, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version, license: pkg.license, type: 'module', bin: { [pkg.name]: 'lib/main.js' } }, null, 2)}\n`);
 
   // Production dependencies the bundle leaves external, for this variant.
   const wanted = externals.filter((e) => cloud === 'all' || EXTERNAL[e] === cloud);
   let installBytes = 0;
+  mkdirSync(path.join(out, 'node_modules')); // empty in variants without gce: the Dockerfile copies it anyway
   if (wanted.length > 0) {
     if (values.install) {
-      cpSync(path.join(values.install, 'node_modules'), path.join(out, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+      cpSync(path.join(values.install, 'node_modules'), path.join(out, 'node_modules'), { recursive: true, verbatimSymlinks: true, force: true });
     } else {
       const tmp = path.join(out, '.install');
       mkdirSync(tmp);
@@ -206,8 +209,8 @@ async function main() {
   }
   const report = {
     cloud,
-    appBytes: du(path.join(out, 'app')) - statSync(path.join(out, 'app/meta.json')).size,
-    sourceMapBytes: readdirSync(path.join(out, 'app'), { recursive: true }).filter((f) => String(f).endsWith('.map')).reduce((n, f) => n + statSync(path.join(out, 'app', String(f))).size, 0),
+    appBytes: du(path.join(out, 'lib')),
+    sourceMapBytes: readdirSync(path.join(out, 'lib'), { recursive: true }).filter((f) => String(f).endsWith('.map')).reduce((n, f) => n + statSync(path.join(out, 'lib', String(f))).size, 0),
     nodeModulesBeforePruneBytes: installBytes,
     nodeModulesBytes: du(path.join(out, 'node_modules')),
     externals: wanted,

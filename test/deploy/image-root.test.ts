@@ -49,7 +49,7 @@ describe('the image root', () => {
   });
 
   it('run --help lists every provider', async () => {
-    const { stdout } = await run(process.execPath, [path.join(image, 'app/main.js'), 'run', '--help']);
+    const { stdout } = await run(process.execPath, [path.join(image, 'lib/main.js'), 'run', '--help']);
     expect(stdout).toMatch(/--cloud-provider <name>\s+cloud provider \(aws, fake, gce, kind, static\)/);
   });
 
@@ -59,7 +59,7 @@ describe('the image root', () => {
       await writeFile(path.join(dir, 'kubeconfig'), api.kubeconfig);
       await writeFile(path.join(dir, 'static.yaml'), 'nodes:\n  n1:\n    addresses:\n    - {type: InternalIP, address: 10.0.0.1}\n');
       createNode(api, { name: 'n1', nodeIP: '10.0.0.1' });
-      const child = spawn(process.execPath, ['--enable-source-maps', path.join(image, 'app/main.js'), 'run', `--kubeconfig=${path.join(dir, 'kubeconfig')}`,
+      const child = spawn(process.execPath, ['--enable-source-maps', path.join(image, 'lib/main.js'), 'run', `--kubeconfig=${path.join(dir, 'kubeconfig')}`,
         '--cloud-provider', 'static', '--cloud-config', path.join(dir, 'static.yaml'), '--secure-port=0', '--leader-elect=false'], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -77,9 +77,25 @@ describe('the image root', () => {
   });
 });
 
+describe('a single-cloud variant (--cloud aws)', () => {
+  it('ships no node_modules, and asking it for gce is a usage error naming the missing SDK', async () => {
+    const variant = path.join(dir, 'aws');
+    await run(process.execPath, [path.join(repoRoot, 'scripts/build-image-root.mjs'), '--out', variant, '--cloud', 'aws'], { cwd: repoRoot, timeout: 60_000 });
+    const report = JSON.parse(await readFile(path.join(variant, 'report.json'), 'utf8')) as Report;
+    expect(report.externals).toEqual([]);
+    expect(report.nodeModulesBytes).toBe(0);
+    await writeFile(path.join(dir, 'kubeconfig-nowhere'), 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {}}]\ncurrent-context: c\n');
+    await writeFile(path.join(dir, 'variant-gce.conf'), '[global]\nproject-id = p\n');
+    const failed = await run(process.execPath, [path.join(variant, 'lib/main.js'), 'run', `--kubeconfig=${path.join(dir, 'kubeconfig-nowhere')}`, '--cloud-provider', 'gce',
+      '--cloud-config', path.join(dir, 'variant-gce.conf'), '--secure-port=0']).then(() => undefined, (err: { code: number; stderr: string }) => err);
+    expect(failed?.code).toBe(2);
+    expect(failed?.stderr).toBe('error: --cloud-provider: gce needs @google-cloud/compute, which this installation does not include (an image built for another cloud?)\n');
+  }, 60_000);
+});
+
 /** Builds a provider through the bundle's registry in a child process and asks about `nodes`. */
 async function askInChild(name: string, cloudConfig: string | undefined, nodes: object[], env: NodeJS.ProcessEnv): Promise<unknown> {
-  const registry = pathToFileURL(path.join(image, 'app/providers.js')).href;
+  const registry = pathToFileURL(path.join(image, 'lib/providers.js')).href;
   const script = `const { createProvider } = await import(${JSON.stringify(registry)});
 const p = await createProvider(${JSON.stringify(name)}, ${JSON.stringify(cloudConfig ? { cloudConfig } : {})});
 const res = await p.instancesMetadata(${JSON.stringify(nodes)});
