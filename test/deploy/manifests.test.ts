@@ -550,16 +550,21 @@ describe('image (deploy/Dockerfile, .dockerignore)', () => {
     expect(dockerfile).toMatch(/RUN npm run build\n/);
     expect(dockerfile).toMatch(/npm ci --omit=dev/);
     const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
-    expect(runtime).toContain('COPY --from=deps /app/node_modules ./node_modules');
-    expect(runtime).not.toMatch(/--from=build \/src\/node_modules/);
+    // The runtime takes the image root (bundle + pruned externals), never the build's node_modules.
+    expect(dockerfile).toMatch(/RUN node scripts\/build-image-root\.mjs --out \/image --cloud "\$\{CLOUD\}" --install \/deps\n/);
+    expect(dockerfile).toMatch(/^ARG CLOUD=all$/m);
+    expect(runtime).toContain('COPY --from=root /image/node_modules ./node_modules');
+    expect(runtime).toContain('COPY --from=root /image/lib ./lib');
+    expect(runtime).not.toMatch(/--from=(build|deps)/);
   });
 
   it('runs as a numeric non-root user with entrypoint `node-address-ccm run`', () => {
     const user = lines.filter((l) => l.startsWith('USER ')).pop();
     expect(user).toMatch(/^USER [1-9][0-9]*:[1-9][0-9]*$/);
     expect(lines[lines.length - 1]).toBe('ENTRYPOINT ["node-address-ccm", "run"]');
-    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
-    expect(dockerfile).toContain(`ln -s /app/${pkg.bin['node-address-ccm']} /usr/local/bin/node-address-ccm`);
+    // The image root's package.json names lib/main.js as the bin (scripts/build-image-root.mjs).
+    expect(readFileSync(path.join(ROOT, 'scripts/build-image-root.mjs'), 'utf8')).toContain("bin: { [pkg.name]: 'lib/main.js' }");
+    expect(dockerfile).toContain('ln -s /app/lib/main.js /usr/local/bin/node-address-ccm');
   });
 
   it('copies everything tsconfig.build.json compiles, and .dockerignore lets exactly that in', () => {
@@ -569,7 +574,8 @@ describe('image (deploy/Dockerfile, .dockerignore)', () => {
       expect(dockerfile).toContain(`COPY ${dir} ./${dir}`);
       expect(dockerignore).toContain(`!${dir}`);
     }
-    for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) expect(dockerignore).toContain(`!${f}`);
+    for (const f of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build-image-root.mjs']) expect(dockerignore).toContain(`!${f}`);
+    expect(dockerfile).toContain('COPY scripts/build-image-root.mjs ./scripts/');
     expect(dockerignore).not.toContain('!node_modules');
   });
 });
