@@ -112,9 +112,9 @@ async function scenario(qps: string): Promise<string[]> {
       '--insecure-plain-http', '--allocate-node-cidrs', '--cluster-cidr=100.64.0.0/10', '--node-cidr-mask-size=27', '--leader-elect=false', `--secure-port=${port}`,
       `--node-status-update-frequency=${REFRESH}`, `--kube-api-qps=${qps}`, '--kube-api-burst=400', '--concurrent-node-syncs=4'], { stdio: ['ignore', 'pipe', 'inherit'] });
     const logs = lines(run);
-    const synced = await logs.next((m) => m.msg === 'node cache synced', 300_000, 'node cache synced');
+    const synced = await logs.next((m) => m.msg === 'node cache synced', 900_000, 'node cache synced');
     const syncMs = Date.now() - started;
-    await logs.next((m) => m.msg === 'allocator loaded from existing nodes', 300_000, 'restore');
+    await logs.next((m) => m.msg === 'allocator loaded from existing nodes', 900_000, 'restore');
     const afterSync = rss(run.pid!);
     const heapMiB = await metric(port, 'nodejs_heap_size_used_bytes').then((v) => (v === undefined ? '—' : String(Math.round(v / 2 ** 20))));
     const cloudBefore = (await metric(port, 'cloudprovider_requests_total')) ?? NaN;
