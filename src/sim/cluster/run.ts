@@ -16,6 +16,7 @@ import { parseFeatureGates } from '../../featuregates/index.js';
 import { startApiServerDouble } from '../apiserver/server.js';
 import { buildSimCluster, SIM_CLUSTER_CIDR, SIM_SERVICE_CIDR, staticCloudConfig, type SimNode } from './scenario.js';
 import { SANDBOX_REFRESH, sandboxGuide, sandboxSpareNodes } from './sandbox.js';
+import { LIFECYCLE_GONE, LIFECYCLE_STOPPED, lifecycleDemoNodes, runLifecycleDemo } from './lifecycle-demo.js';
 
 export interface SimulationOptions {
   nodes: number;
@@ -57,6 +58,8 @@ export interface SimulationResult {
   asExpected: boolean;
   elapsedMs: number;
   requests: { verb: string; resource: string; subresource: string; count: number }[];
+  /** The node lifecycle demo (not in the sandbox): how long each edit of the cloud-config took to show. */
+  lifecycle?: { deletedAfterMs?: number; taintedAfterMs?: number; podCIDRsReleased: boolean };
 }
 
 /** Nodes that already have their `Synced` event: the controller finished with them. */
@@ -138,6 +141,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const keep = options.keep;
   // The sandbox's cloud also knows two instances the cluster does not have yet, for kubectl to add.
   const spare = keep ? sandboxSpareNodes(cluster.length) : [];
+  // Two nodes whose kubelets stopped reporting, for cloud-node-lifecycle to act on (not in the sandbox).
+  const demo = keep ? [] : lifecycleDemoNodes();
   const api = await startApiServerDouble({ logger: log, port: options.port ?? 0 }).catch((err: NodeJS.ErrnoException) => {
     throw err.code === 'EADDRINUSE' ? new Error(`--port: ${options.port} is already in use on 127.0.0.1`, { cause: err }) : err;
   });
@@ -147,10 +152,10 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   let done: Promise<unknown> | undefined;
   try {
     const cloudConfig = path.join(dir, 'cloud-config.yaml');
-    await writeFile(cloudConfig, staticCloudConfig([...cluster, ...spare]));
+    await writeFile(cloudConfig, staticCloudConfig([...cluster, ...spare, ...demo]));
     // The sandbox watches the file, so instances can be added while it runs.
     provider = await StaticCloudProvider.open({ path: cloudConfig, logger: log, watch: keep !== undefined, pollMs: keep ? 2000 : 0 });
-    api.store.createMany('nodes', cluster.map((c) => c.node));
+    api.store.createMany('nodes', [...cluster, ...demo].map((c) => c.node));
     const expectedDone = cluster.length;
     if (options.progress !== false) {
       out.write(`API server double at ${api.url}; ${cluster.length} tainted nodes; static cloud with the KEP-3705 example addresses\n`);
@@ -166,6 +171,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       // The sandbox: ClusterCIDR objects take effect (the flags pool stays the default), and an
       // annotation change shows within seconds.
       ...(keep ? { cidrAllocatorType: 'MultiCIDRRangeAllocator', nodeStatusUpdateFrequency: SANDBOX_REFRESH } : {}),
+      ...(demo.length > 0 ? { controllers: '*,cloud-node-lifecycle', nodeMonitorPeriod: '500ms' } : {}),
       ...options.flags,
     });
     const manager = new ControllerManager(runOptions, {
@@ -203,6 +209,10 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       if (Date.now() - started > timeoutMs || keep?.until.aborted) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    let lifecycle: SimulationResult['lifecycle'];
+    if (converged && demo.length > 0 && runOptions.controllers.has('cloud-node-lifecycle')) {
+      lifecycle = await runLifecycleDemo({ api, provider, cloudConfig, others: [...cluster, ...spare], demo, allocatedNodes: () => manager.controllers().ipam?.allocator.stats()[0]?.nodes });
+    }
     // Stop the manager before counting: it flushes the events it recorded (Synced comes last).
     // The sandbox keeps it running: convergence already waited for every Synced event.
     if (!keep) {
@@ -214,15 +224,21 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const shown = options.fullTable || rows.length <= 40 ? rows : rows.slice(0, 40);
     out.write('\n' + formatTable(shown));
     if (shown.length < rows.length) out.write(`… ${rows.length - shown.length} more rows (use --full-table)\n`);
-    const asExpected = rows.every((r) => r.expected);
+    const asExpected = rows.every((r) => r.expected) && (lifecycle === undefined || (lifecycle.deletedAfterMs !== undefined && lifecycle.taintedAfterMs !== undefined));
     const initialised = rows.filter((r) => r.taint === 'removed').length;
     const writes = requests.filter((r) => r.resource === 'nodes' && ['patch', 'update'].includes(r.verb)).reduce((s, r) => s + r.count, 0);
     const events = requests.filter((r) => r.resource === 'events' && r.verb === 'create').reduce((s, r) => s + r.count, 0);
     out.write(`\n${converged ? 'converged' : 'NOT converged'} in ${(elapsedMs / 1000).toFixed(1)} s: ${initialised} of ${rows.length} nodes initialised, ` +
       `${rows.length - initialised} left tainted with a reason; ${writes} node writes, ${events} events created` +
       `${asExpected ? '; every node ended as its case expects' : '; SOME NODES DID NOT END AS EXPECTED'}\n`);
+    if (lifecycle) {
+      const s = (ms: number | undefined): string => (ms === undefined ? 'NOT within 10 s' : `in ${(ms / 1000).toFixed(1)} s`);
+      out.write(`node lifecycle: ${LIFECYCLE_GONE} left the cloud-config → Node deleted ${s(lifecycle.deletedAfterMs)} (DeletingNode event` +
+        `${lifecycle.podCIDRsReleased ? ', pod CIDRs released' : ''}); ${LIFECYCLE_STOPPED} marked shutdown: true → tainted ` +
+        `node.cloudprovider.kubernetes.io/shutdown:NoSchedule ${s(lifecycle.taintedAfterMs)}\n`);
+    }
     if (keep && !keep.until.aborted) await sandbox(keep, api.kubeconfig, dir, cloudConfig, cluster, spare, out, () => manager.isLeading());
-    return { rows, converged, asExpected, elapsedMs, requests };
+    return { rows, converged, asExpected, elapsedMs, requests, ...(lifecycle ? { lifecycle } : {}) };
   } finally {
     abort.abort();
     await done;

@@ -92,7 +92,11 @@ export function buildSimCluster(count: number): SimNode[] {
         annotations: annotation === undefined ? {} : { [PROVIDED_NODE_IP_ANNOTATION]: annotation },
       },
       spec: { taints: [{ key: UNINITIALIZED_TAINT_KEY, value: 'true', effect: 'NoSchedule' }] },
-      status: { addresses: [{ type: 'Hostname', address: name }] },
+      // Kubelets with --cloud-provider=external report Ready while the taint is on.
+      status: {
+        addresses: [{ type: 'Hostname', address: name }],
+        conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }],
+      },
     };
     const addresses: NodeAddress[] = [
       { type: 'InternalIP', address: a.v4a },
