@@ -42,11 +42,11 @@ spec:
 const KUSTOMIZATION = (body: string): string => `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n${body}`;
 
 describe('strategic merge', () => {
-  it('replaces plain lists (args), merges keyed lists (containers, env, volumes) and deletes on null', () => {
+  it('replaces plain lists (args), merges keyed lists (containers, env, volumes) in kustomize\'s order (patch items first) and deletes on null', () => {
     const base: Json = { spec: { containers: [{ name: 'c', args: ['--a=1', '--b=2'], env: [{ name: 'A', value: 'a' }, { name: 'B', value: 'b' }] }], hostNetwork: true } };
     const patch: Json = { spec: { containers: [{ name: 'c', args: ['--c=3'], env: [{ name: 'B', value: 'B' }, { name: 'C', value: 'c' }] }], hostNetwork: null } };
     expect(strategicMerge(base, patch, 'test')).toEqual({
-      spec: { containers: [{ name: 'c', args: ['--c=3'], env: [{ name: 'A', value: 'a' }, { name: 'B', value: 'B' }, { name: 'C', value: 'c' }] }] },
+      spec: { containers: [{ name: 'c', args: ['--c=3'], env: [{ name: 'B', value: 'B' }, { name: 'C', value: 'c' }, { name: 'A', value: 'a' }] }] },
     });
   });
 
@@ -123,8 +123,35 @@ spec:
     const c = podContainers(objects[0])[0] as JsonObject;
     expect(c.image).toBe('other/app:2.0');
     expect(c.args).toEqual(['--one=1', '--two=2', '--three=3']);
-    expect(c.env).toEqual([{ name: 'A', value: 'a' }, { name: 'B', value: 'changed' }]);
-    expect(c.volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }, { name: 'cfg', mountPath: '/etc/cfg', readOnly: true }]);
+    expect(c.env).toEqual([{ name: 'B', value: 'changed' }, { name: 'A', value: 'a' }]);
+    expect(c.volumeMounts).toEqual([{ name: 'cfg', mountPath: '/etc/cfg', readOnly: true }, { name: 'tmp', mountPath: '/tmp' }]);
+  });
+
+  it('applies a component to the accumulation of the kustomization that lists it, and renders it alone', () => {
+    const root = tree({
+      'base/kustomization.yaml': KUSTOMIZATION('resources: [deployment.yaml]\n'),
+      'base/deployment.yaml': DEPLOYMENT,
+      'comp/kustomization.yaml': `apiVersion: kustomize.config.k8s.io/v1alpha1
+kind: Component
+resources: [cm.yaml]
+patches:
+  - target: { kind: Deployment, name: app }
+    patch: |-
+      - op: add
+        path: /spec/template/spec/containers/0/args/-
+        value: --from-component
+`,
+      'comp/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: cm, namespace: ns }\n',
+      'overlay/kustomization.yaml': KUSTOMIZATION('resources: [../base]\ncomponents: [../comp]\n'),
+      'wrong/kustomization.yaml': KUSTOMIZATION('resources: [../comp]\n'),
+    });
+    const objects = render(path.join(root, 'overlay'));
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['Deployment/app', 'ConfigMap/cm']);
+    expect((podContainers(objects[0])[0] as JsonObject).args).toEqual(['--one=1', '--two=2', '--from-component']);
+    // Alone, its patch has nothing to match: an error here (kubectl kustomize prints nothing and
+    // succeeds; this renderer is stricter on purpose, as for any patch that matches nothing).
+    expect(() => render(path.join(root, 'comp'))).toThrow(/matches no resource/);
+    expect(() => render(path.join(root, 'wrong'))).toThrow(/is a Component: list it under components/);
   });
 
   it('refuses kustomization fields, patch fields and targets it does not implement', () => {

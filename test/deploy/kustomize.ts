@@ -3,8 +3,8 @@
 // renderer is `kubectl kustomize` / `kubectl apply -k`; this one refuses any field it does not
 // implement instead of ignoring it, so an overlay cannot silently depend on something untested.
 //
-// Supported: resources (files and directories), patches (strategic merge, or JSON 6902 with a
-// target), images (name/newName/newTag/digest). Strategic merge knows the merge keys of the
+// Supported: resources (files and directories), components (kind Component directories),
+// patches (strategic merge, or JSON 6902 with a target), images (name/newName/newTag/digest). Strategic merge knows the merge keys of the
 // Pod template lists deploy/ patches (containers, env, volumes, volumeMounts, ports ...); every
 // other list is replaced, as in Kubernetes.
 import { readFileSync, statSync } from 'node:fs';
@@ -50,34 +50,60 @@ export function objectId(o: K8sObject): string {
   return `${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
 }
 
-const KUSTOMIZATION_KEYS = new Set(['apiVersion', 'kind', 'resources', 'patches', 'images']);
+const KUSTOMIZATION_KEYS = new Set(['apiVersion', 'kind', 'resources', 'components', 'patches', 'images']);
 
-/** Render the kustomization in `dir` (kustomization.yaml) like `kubectl kustomize dir`. */
-export function render(dir: string): K8sObject[] {
+/** The kinds a kustomization.yaml may be: a Kustomization, or a Component (reusable, see below). */
+const KINDS: Record<string, string> = { Kustomization: 'kustomize.config.k8s.io/v1beta1', Component: 'kustomize.config.k8s.io/v1alpha1' };
+
+function loadKustomization(dir: string): { file: string; k: JsonObject } {
   const file = path.join(dir, 'kustomization.yaml');
   const [k, ...rest] = loadYamlFile(file);
   if (!isObject(k) || rest.length > 0) throw new Error(`${file}: expected one mapping`);
-  if (k.apiVersion !== 'kustomize.config.k8s.io/v1beta1' || k.kind !== 'Kustomization') {
-    throw new Error(`${file}: not a kustomize.config.k8s.io/v1beta1 Kustomization`);
+  if (typeof k.kind !== 'string' || KINDS[k.kind] === undefined || KINDS[k.kind] !== k.apiVersion) {
+    throw new Error(`${file}: not a ${KINDS.Kustomization} Kustomization or a ${KINDS.Component} Component`);
   }
   for (const key of Object.keys(k)) {
     if (!KUSTOMIZATION_KEYS.has(key)) throw new Error(`${file}: field "${key}" is not supported by this renderer`);
   }
+  return { file, k };
+}
 
+/**
+ * Render the kustomization in `dir` (kustomization.yaml) like `kubectl kustomize dir`. A
+ * Component renders alone too (its own resources, patches and images), as kubectl does.
+ */
+export function render(dir: string): K8sObject[] {
   const objects: K8sObject[] = [];
-  const seen = new Set<string>();
+  accumulate(dir, loadKustomization(dir), objects, new Set());
+  return objects;
+}
+
+/**
+ * Adds what `dir` declares to `objects`: its resources, then its components, then its patches
+ * and images over everything accumulated. A component works on the accumulation of the
+ * kustomization that lists it (kustomize's semantics): its patches reach the parent's resources.
+ */
+function accumulate(dir: string, { file, k }: { file: string; k: JsonObject }, objects: K8sObject[], seen: Set<string>): void {
+  const add = (o: K8sObject): void => {
+    const id = objectId(o);
+    if (seen.has(id)) throw new Error(`${file}: ${id} is defined twice`);
+    seen.add(id);
+    objects.push(o);
+  };
   for (const entry of asArray(k.resources, `${file}: resources`)) {
     if (typeof entry !== 'string') throw new Error(`${file}: resources entries must be paths`);
     const target = path.resolve(dir, entry);
-    const loaded = statSync(target).isDirectory()
-      ? render(target)
-      : loadYamlFile(target).map((v, i) => asK8sObject(v, `${target}#${i}`));
-    for (const o of loaded) {
-      const id = objectId(o);
-      if (seen.has(id)) throw new Error(`${file}: ${id} is defined twice`);
-      seen.add(id);
-      objects.push(o);
-    }
+    if (statSync(target).isDirectory()) {
+      if (loadKustomization(target).k.kind === 'Component') throw new Error(`${file}: ${entry} is a Component: list it under components, not resources`);
+      render(target).forEach(add);
+    } else loadYamlFile(target).forEach((v, i) => add(asK8sObject(v, `${target}#${i}`)));
+  }
+  for (const entry of asArray(k.components, `${file}: components`)) {
+    if (typeof entry !== 'string') throw new Error(`${file}: components entries must be paths`);
+    const target = path.resolve(dir, entry);
+    const component = loadKustomization(target);
+    if (component.k.kind !== 'Component') throw new Error(`${file}: components entry ${entry} is not a Component`);
+    accumulate(target, component, objects, seen);
   }
 
   for (const [i, p] of asArray(k.patches, `${file}: patches`).entries()) {
@@ -86,7 +112,6 @@ export function render(dir: string): K8sObject[] {
   for (const [i, img] of asArray(k.images, `${file}: images`).entries()) {
     applyImage(objects, img, `${file}: images[${i}]`);
   }
-  return objects;
 }
 
 function asArray(v: Json | undefined, where: string): Json[] {
@@ -199,14 +224,18 @@ export function strategicMerge(base: Json, patch: Json, where: string, field = '
   if (Array.isArray(patch)) {
     const mergeKey = MERGE_KEYS[field];
     if (!mergeKey || !Array.isArray(base)) return patch;
-    const out = [...base];
+    // kustomize's order (checked against `kubectl kustomize` in kubectl-kustomize.test.ts): the
+    // patch's items first, in the patch's order (merged with the base item of the same key), then
+    // the base items the patch does not name, in the base's order.
+    const key = (v: Json): Json | undefined => (isObject(v) ? v[mergeKey] : undefined);
+    const merged: Json[] = [];
     for (const item of patch) {
       if (!isObject(item) || !(mergeKey in item)) throw new Error(`${where}: ${field} item without ${mergeKey}`);
-      const i = out.findIndex((b) => isObject(b) && b[mergeKey] === item[mergeKey]);
-      if (i >= 0) out[i] = strategicMerge(out[i], item, where, field);
-      else out.push(stripNulls(item));
+      const old = base.find((b) => key(b) === item[mergeKey]);
+      merged.push(old === undefined ? stripNulls(item) : strategicMerge(old, item, where, field));
     }
-    return out;
+    const named = new Set(patch.map(key));
+    return [...merged, ...base.filter((b) => !named.has(key(b)))];
   }
   return patch;
 }
