@@ -5,13 +5,19 @@
 // `patch nodes/status`. What the ServiceAccount asked for and what it was answered come from the
 // double's own counters: detailedCounters() rows carry the authenticated user and the status code.
 //
+// The process serves /metrics over HTTPS with delegated authentication, as deployed: a scraper
+// (the monitoring component's monitoring/prometheus-k8s, with its /metrics reader role) scrapes
+// it, so the ServiceAccount creates a TokenReview and a SubjectAccessReview. The grants counted
+// include the API server's bootstrap system:auth-delegator ClusterRole that rbac.yaml binds, so
+// that binding must be used too.
+//
 // The kind overlay's ConfigMap Role is not loaded: it is for the kind provider's override
 // ConfigMap, and this run uses the static provider, which reads no ConfigMap.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRbacYaml, type DetailedCounterRow, type FaultHandle, type RbacPolicy } from '../../src/sim/apiserver/index.js';
+import { parseRbacYaml, withBootstrapRoles, type DetailedCounterRow, type FaultHandle, type RbacPolicy } from '../../src/sim/apiserver/index.js';
 import type { NodeAddress } from '../../src/nodeip/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { E2ECluster, hasTaint, podCIDRsOf, UNINITIALIZED_TAINT_KEY } from '../e2e/support/cluster.js';
@@ -20,10 +26,14 @@ import { defaultRunArgs, startDoubleTarget, type DoubleTarget } from '../e2e/sup
 import { runPrefix } from '../e2e/support/target.js';
 import { consistently, eventually } from '../e2e/support/wait.js';
 import { grantKey, grantsFor, withoutVerb } from './support/grants.js';
+import { freePort, get } from '../helpers/net.js';
 
 const SA_USER = 'system:serviceaccount:kube-system:node-address-ccm';
 const SA_GROUPS = ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'];
 const RBAC_FILE = path.join(repoRoot, 'deploy/base/rbac.yaml');
+const SCRAPER_USER = 'system:serviceaccount:monitoring:prometheus-k8s';
+/** The monitoring component's grant to its scraper: loaded into the double only, never counted as the ServiceAccount's. */
+const SCRAPER_RBAC = parseRbacYaml(readFileSync(path.join(repoRoot, 'deploy/components/monitoring/rbac-prometheus.yaml'), 'utf8'), 'rbac-prometheus.yaml');
 
 /**
  * Granted verbs this run does not exercise, each with the reason it is granted anyway. Anything
@@ -56,20 +66,30 @@ interface Run {
   cluster: E2ECluster;
   ccm: ControllerProcess;
   prefix: string;
+  /** https://127.0.0.1:<port> of the process's /metrics and health paths. */
+  url: string;
+  scraperToken: string;
 }
 
 async function startRun(policy: RbacPolicy, nodes: Record<string, { addresses: NodeAddress[] }>): Promise<Run> {
   const token = randomBytes(16).toString('hex');
-  const target = await startDoubleTarget({ rbac: policy, users: [{ name: SA_USER, token }] });
+  const scraperToken = randomBytes(16).toString('hex');
+  const target = await startDoubleTarget({
+    rbac: { roles: [...policy.roles, ...SCRAPER_RBAC.roles], bindings: [...policy.bindings, ...SCRAPER_RBAC.bindings] },
+    users: [{ name: SA_USER, token }, { name: SCRAPER_USER, token: scraperToken }],
+  });
   // The controller talks to the double directly, as the ServiceAccount.
   const kubeconfigPath = target.writeKubeconfigFor(SA_USER);
   const prefix = runPrefix();
   const cloud: Record<string, { addresses: NodeAddress[] }> = {};
   for (const [id, entry] of Object.entries(nodes)) cloud[`${prefix}-${id}`] = entry;
   target.writeCloudConfig(cloud);
-  const args = defaultRunArgs(kubeconfigPath, target.cloudConfigPath).filter((a) => !a.startsWith('--leader-elect'));
+  const args = defaultRunArgs(kubeconfigPath, target.cloudConfigPath).filter((a) => !a.startsWith('--leader-elect') && !a.startsWith('--secure-port'));
+  const port = await freePort();
   const ccm = startControllerManager([
     ...args,
+    `--secure-port=${port}`,
+    '--bind-address=127.0.0.1',
     '--leader-elect=true',
     '--leader-elect-lease-duration=4s',
     '--leader-elect-renew-deadline=3s',
@@ -77,7 +97,7 @@ async function startRun(policy: RbacPolicy, nodes: Record<string, { addresses: N
     ...MULTI_ARGS,
   ]);
   const cluster = new E2ECluster(target.kubeConfig(), prefix);
-  return { target, cluster, ccm, prefix };
+  return { target, cluster, ccm, prefix, url: `https://127.0.0.1:${port}`, scraperToken };
 }
 
 async function stopRun(run: Run | undefined): Promise<void> {
@@ -122,6 +142,8 @@ describe('RBAC of deploy/base/rbac.yaml, as the node-address-ccm ServiceAccount'
     await eventually(() => expect(saRows(run).some((r) => r.verb === 'update' && r.resource === 'leases' && r.code < 300)).toBe(true), wait);
     await eventually(() => expect(saRows(run).some((r) => r.verb === 'patch' && r.resource === 'events' && r.code < 300)).toBe(true), { ...wait, timeoutMs: 60_000 });
     expect(hasTaint(await run.cluster.getNode(`${run.prefix}-stuck`), UNINITIALIZED_TAINT_KEY)).toBe(true);
+    // Prometheus scrapes: the ServiceAccount reviews the scraper's token and access (system:auth-delegator).
+    await eventually(async () => expect((await get(`${run.url}/metrics`, { token: run.scraperToken })).status).toBe(200), wait);
     await run.ccm.stop();
     expect(conflict.fired, 'the injected 409 on a node patch').toBe(1);
 
@@ -147,7 +169,8 @@ describe('RBAC of deploy/base/rbac.yaml, as the node-address-ccm ServiceAccount'
     expect(refused, 'requests refused by RBAC').toEqual([]);
     expect(run.target.server.count({ user: SA_USER, code: 403 }) + run.target.server.count({ user: SA_USER, code: 401 })).toBe(0);
 
-    const grants = grantsFor(policy, SA_USER, SA_GROUPS);
+    // With the bootstrap ClusterRoles rbac.yaml binds (system:auth-delegator), as the double authorizes.
+    const grants = grantsFor(withBootstrapRoles(policy), SA_USER, SA_GROUPS);
     const granted = new Set(grants.map(grantKey));
     const used = new Set(rows.filter((r) => r.resource !== '').map(grantKey));
     const notGranted = [...used].filter((k) => !granted.has(k));
