@@ -2,6 +2,7 @@
 // (KEP-3705). The explain function is the single implementation; the plain functions project it.
 import { parseNodeIPAnnotation } from './annotation.js';
 import { NodeIPError } from './errors.js';
+import { goQuote } from './go-text.js';
 import { isUnspecifiedIP, parseIPSloppy } from './ip.js';
 import { describeStack, type StackName } from './stack.js';
 import type { NodeAddress, NodeAddressType } from './types.js';
@@ -36,25 +37,6 @@ export interface NodeAddressExplanation {
 }
 
 const ORDINALS = ['first', 'second'];
-
-/** Go's %q for the strings we quote: escapes that differ from JSON are spelled the Go way. */
-function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === '"' || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\r') out += '\\r';
-    else if (c === 7) out += '\\a';
-    else if (c === 8) out += '\\b';
-    else if (c === 11) out += '\\v';
-    else if (c === 12) out += '\\f';
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
 
 /**
  * Explains how the cloud-controller-manager builds a node's addresses: which cloud addresses are

@@ -1,6 +1,7 @@
 // The provided-node-ip annotation (strict, as the cloud-controller-manager reads it) and kubelet's
 // --node-ip flag (lenient, as kubelet reads it before writing the annotation).
 import { NodeIPError } from './errors.js';
+import { goQuote, goTrimSpace } from './go-text.js';
 import { isUnspecifiedIP, parseIPSloppy, type ParsedIP } from './ip.js';
 
 /** Annotation kubelet sets when it runs with --cloud-provider=external and a specific --node-ip. */
@@ -24,7 +25,7 @@ function parseAnnotationIPs(value: string, allowDualStack: boolean): ParsedIP[] 
   // No trimming: the annotation is written by kubelet, so stray spaces mean something is wrong.
   for (const item of value.split(',')) {
     const ip = parseIPSloppy(item);
-    if (!ip) throw new NodeIPError(`could not parse ${JSON.stringify(item)}`);
+    if (!ip) throw new NodeIPError(`could not parse ${goQuote(item)}`);
     ips.push(ip);
   }
   checkNodeIPList(ips, allowDualStack);
@@ -61,7 +62,8 @@ export function parseKubeletNodeIPFlag(value: string | undefined): KubeletNodeIP
   const ips: ParsedIP[] = [];
   const ignored: string[] = [];
   for (const raw of value.split(',')) {
-    const item = raw.trim();
+    // strings.TrimSpace, as kubelet trims: U+0085 is space, U+FEFF is not.
+    const item = goTrimSpace(raw);
     const ip = parseIPSloppy(item);
     if (ip) ips.push(ip);
     else ignored.push(item);

@@ -4,9 +4,10 @@
 // Modelled on kubelet 1.31+ (pkg/kubelet/kubelet_node_status.go initialNode and
 // pkg/kubelet/nodestatus NodeAddress):
 //
-//  * --node-ip is read leniently (items trimmed, a dual-stack pair allowed with an external cloud
-//    provider); items that are not IPs are logged and ignored, and a list kubelet cannot use
-//    (two of one family, three IPs, an unspecified half of a pair) makes it refuse to start.
+//  * --node-ip is read leniently (items trimmed as Go's strings.TrimSpace does, a dual-stack pair
+//    allowed with an external cloud provider); items that are not IPs are logged and ignored, and
+//    a list kubelet cannot use (two of one family, three IPs, an unspecified half of a pair) makes
+//    it refuse to start.
 //  * With --cloud-provider=external and a specific node IP (not 0.0.0.0 / ::), kubelet writes the
 //    alpha.kubernetes.io/provided-node-ip annotation; otherwise it removes a stale one.
 //  * status.addresses with --cloud-provider=external (kubernetes/kubernetes#121028, 1.29, and
@@ -25,7 +26,7 @@
 // Not modelled: DNS lookup of the node name (the simulated host's declared addresses stand in for
 // every detection step), leases, heartbeats, images, volumes.
 import { randomUUID } from 'node:crypto';
-import { isUnspecifiedIP, parseIPSloppy, parseKubeletNodeIPFlag, PROVIDED_NODE_IP_ANNOTATION, type ParsedIP } from '../../nodeip/index.js';
+import { goQuote, isUnspecifiedIP, parseIPSloppy, parseKubeletNodeIPFlag, PROVIDED_NODE_IP_ANNOTATION, type ParsedIP } from '../../nodeip/index.js';
 import type { NodeAddress } from '../../nodeip/types.js';
 import type { NodeObject, Taint } from '../../controllers/node.js';
 
@@ -104,7 +105,7 @@ export function readNodeIPFlag(value: string | undefined): ParsedFlag {
   try {
     return parseKubeletNodeIPFlag(value);
   } catch (err) {
-    throw new KubeletStartError(`failed to run Kubelet: bad --node-ip ${JSON.stringify(value)}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new KubeletStartError(`failed to run Kubelet: bad --node-ip ${goQuote(value ?? '')}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }
 
@@ -124,7 +125,7 @@ function nodeIPProblem(ip: ParsedIP, host: ParsedIP[] | undefined): string | und
   if (ip.family === 4 ? b[12]! >= 224 && b[12]! <= 239 : b[0] === 0xff) return `nodeIP can't be a multicast address`;
   if (ip.family === 4 ? b[12] === 169 && b[13] === 254 : b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) return `nodeIP can't be a link-local unicast address`;
   if (isUnspecifiedIP(ip)) return `nodeIP can't be an all zeros address`;
-  if (host && !host.some((h) => h.canonical === ip.canonical)) return `node IP: ${JSON.stringify(ip.canonical)} not found in the host's network interfaces`;
+  if (host && !host.some((h) => h.canonical === ip.canonical)) return `node IP: ${goQuote(ip.canonical)} not found in the host's network interfaces`;
   return undefined;
 }
 
@@ -182,7 +183,7 @@ function defaultCapacity(config: KubeletConfig): Record<string, string> {
 /** Validates the configuration the way kubelet does before it registers (throws KubeletStartError). */
 export function checkKubeletConfig(config: KubeletConfig): void {
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(config.name) || config.name.length > 253) {
-    throw new KubeletStartError(`node name ${JSON.stringify(config.name)} is not a valid DNS subdomain`);
+    throw new KubeletStartError(`node name ${goQuote(config.name)} is not a valid DNS subdomain`);
   }
   readNodeIPFlag(config.nodeIP);
 }
