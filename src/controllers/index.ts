@@ -4,6 +4,11 @@ export {
   planInitialization, planAddressRefresh, decideAddresses, initializationPatch, addressesPatch, EventReason, SYNCED_MESSAGE,
   type InitPlan, type InitWrite, type InitBlocked, type RefreshPlan, type AddressDecision, type MetaSpecPatch, type SkippedLabel,
 } from './cloudnode/plan.js';
+export { CloudNodeLifecycleController, type CloudNodeLifecycleControllerOptions, type MonitorStats } from './nodelifecycle/controller.js';
+export {
+  decideLifecycle, readyStatus, hasShutdownTaint, shutdownTaints, taintPatch, SHUTDOWN_TAINT, SHUTDOWN_TAINT_KEY, LIFECYCLE_EXCLUDE_LABEL,
+  LifecycleEventReason, type LifecycleDecision, type LifecycleAnswers, type ReadyStatus,
+} from './nodelifecycle/plan.js';
 export { NodeIPAMController, NODE_IPAM_QUEUE, IPAMEventReason, type NodeIPAMControllerOptions } from './nodeipam/controller.js';
 export type { PodCIDRClaims, PodCIDRClaimRequest, PodCIDRClaimResult } from './nodeipam/claims.js';
 export { FlagsPoolSource, SERVICE_RANGE_EXCLUSION, type PoolSource, type FlagsSourceInput } from './nodeipam/pool-source.js';
@@ -21,4 +26,4 @@ export {
   LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA, LABEL_ZONE, LABEL_ZONE_BETA, LABEL_REGION, LABEL_REGION_BETA,
   type NodeObject, type Taint,
 } from './node.js';
-export type { NodeCache, NodeHandlers, NodeEventSink, NodeWriter } from './seams.js';
+export type { NodeCache, NodeHandlers, NodeEventSink, NodeWriter, NodeDeleter } from './seams.js';
