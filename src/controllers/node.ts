@@ -65,7 +65,7 @@ export function providedNodeIP(node: NodeObject): string | undefined {
 }
 
 /** spec.podCIDRs, falling back to the older single spec.podCIDR. */
-export function nodePodCIDRs(node: NodeObject): string[] {
+export function nodePodCIDRs(node: { spec?: { podCIDR?: string; podCIDRs?: string[] } }): string[] {
   const list = node.spec?.podCIDRs;
   if (list && list.length > 0) return [...list];
   return node.spec?.podCIDR ? [node.spec.podCIDR] : [];

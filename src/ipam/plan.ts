@@ -1,8 +1,15 @@
 // planPodCIDRs: what the IPAM controller would do with these pools and nodes, computed offline.
-// Existing spec.podCIDRs are restored first, then the other nodes are allocated in input order.
+// Existing pod CIDRs are restored first, in the controller's order (oldest node first, then by
+// name) and read as the controller reads them (spec.podCIDR when spec.podCIDRs is empty), so a
+// conflict has the same winner; then the other nodes are allocated in input order.
+import { nodePodCIDRs } from '../controllers/node.js';
 import { PodCIDRAllocator, CIDRNotAvailableError, type ExclusionConflict, type PoolStats } from './allocator.js';
 import { parseClusterCIDR, type ClusterCIDR } from './clustercidr.js';
 import { flagsPoolToClusterCIDR, parseFlagsPool, type FlagsInput } from './flags.js';
+import { restoreOrder } from './restore-order.js';
+
+/** The smallest spec.perNodeHostBits the ClusterCIDR CRD accepts. */
+export const MIN_PER_NODE_HOST_BITS = 4;
 
 export class PlanInputError extends Error {
   override name = 'PlanInputError';
@@ -10,7 +17,7 @@ export class PlanInputError extends Error {
 
 /** The parts of a core v1 Node the planner reads. */
 export interface PlanNode {
-  metadata?: { name?: string; labels?: Record<string, string> };
+  metadata?: { name?: string; labels?: Record<string, string>; creationTimestamp?: string };
   spec?: { podCIDR?: string; podCIDRs?: string[] };
 }
 
@@ -45,6 +52,9 @@ export function planPodCIDRs(clusterCIDRs: readonly unknown[], nodes: readonly P
   const seen = new Set<string>();
   for (const p of pools) {
     if (seen.has(p.name)) throw new PlanInputError(`ClusterCIDR "${p.name}": metadata.name: duplicate name`);
+    if (p.perNodeHostBits < MIN_PER_NODE_HOST_BITS) {
+      throw new PlanInputError(`ClusterCIDR "${p.name}": spec.perNodeHostBits: ${p.perNodeHostBits} is below ${MIN_PER_NODE_HOST_BITS}, the smallest the ClusterCIDR CRD accepts`);
+    }
     seen.add(p.name);
     alloc.upsertPool(p);
   }
@@ -62,7 +72,7 @@ export function planPodCIDRs(clusterCIDRs: readonly unknown[], nodes: readonly P
     if (names.has(v.name)) throw new PlanInputError(`Node "${v.name}": metadata.name: duplicate name`);
     names.add(v.name);
   }
-  for (const v of views) {
+  for (const v of restoreOrder(views)) {
     if (v.podCIDRs.length === 0) continue;
     const r = alloc.occupyNode(v.name, v.podCIDRs);
     if (r.ok) {
@@ -88,14 +98,30 @@ export function planPodCIDRs(clusterCIDRs: readonly unknown[], nodes: readonly P
   return result;
 }
 
-function nodeView(n: PlanNode, i: number): { name: string; labels: Record<string, string>; podCIDRs: string[] } {
+interface NodeView {
+  name: string;
+  labels: Record<string, string>;
+  podCIDRs: string[];
+  metadata: { name: string; creationTimestamp?: string };
+}
+
+function nodeView(n: PlanNode, i: number): NodeView {
   const name = n?.metadata?.name;
   if (typeof name !== 'string' || name === '') throw new PlanInputError(`Node #${i + 1}: metadata.name: is required`);
   const labels = n.metadata?.labels ?? {};
   if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) throw new PlanInputError(`Node "${name}": metadata.labels: must be a map`);
+  const created: unknown = n.metadata?.creationTimestamp;
+  if (created !== undefined && created !== null && typeof created !== 'string') {
+    throw new PlanInputError(`Node "${name}": metadata.creationTimestamp: must be a string, got ${JSON.stringify(created)}`);
+  }
   const spec = n.spec ?? {};
-  let podCIDRs: unknown = spec.podCIDRs;
-  if (podCIDRs === undefined || podCIDRs === null) podCIDRs = spec.podCIDR ? [spec.podCIDR] : [];
-  if (!Array.isArray(podCIDRs) || podCIDRs.some((c) => typeof c !== 'string')) throw new PlanInputError(`Node "${name}": spec.podCIDRs: must be a list of strings`);
-  return { name, labels, podCIDRs: podCIDRs as string[] };
+  const list: unknown = spec.podCIDRs;
+  if (list !== undefined && list !== null && (!Array.isArray(list) || list.some((c) => typeof c !== 'string'))) {
+    throw new PlanInputError(`Node "${name}": spec.podCIDRs: must be a list of strings`);
+  }
+  const single: unknown = spec.podCIDR;
+  if (single !== undefined && single !== null && typeof single !== 'string') throw new PlanInputError(`Node "${name}": spec.podCIDR: must be a string, got ${JSON.stringify(single)}`);
+  // The controller's own reading: spec.podCIDRs, or spec.podCIDR when that list is empty.
+  const podCIDRs = nodePodCIDRs({ spec: { podCIDRs: (list ?? undefined) as string[] | undefined, podCIDR: (single ?? undefined) as string | undefined } });
+  return { name, labels, podCIDRs, metadata: { name, creationTimestamp: (created ?? undefined) as string | undefined } };
 }

@@ -65,8 +65,58 @@ describe('node-address-ccm plan', () => {
     expect(r.stdout).toMatch(/gpu-1\s+10\.9\.0\.0\/26\s+gpu\s+pool "gpu": selector "gpu" matches 1 requirement\(s\)/);
     expect(r.stdout).toMatch(/new-1\s+10\.0\.1\.0\/24,fd00::100\/120\s+default\s+fallback pool "default"/);
     expect(r.stdout).toMatch(/stray\s+node "stray": pod CIDR 192\.168\.0\.0\/24 lies outside every pool/);
-    expect(r.stdout).toMatch(/default\s+10\.0\.0\.0\/22\s+\/24\s+2\s+2\s+2\s+4/);
-    expect(r.stdout).toMatch(/default\s+fd00::\/112\s+\/120\s+2\s+2\s+254\s+256/);
+    expect(r.stdout).toMatch(/POOL\s+CIDR\s+PER NODE\s+NODES\s+USED\s+FREE\s+EXCLUDED\s+TOTAL/);
+    expect(r.stdout).toMatch(/default\s+10\.0\.0\.0\/22\s+\/24\s+2\s+2\s+2\s+0\s+4/);
+    expect(r.stdout).toMatch(/default\s+fd00::\/112\s+\/120\s+2\s+2\s+254\s+0\s+256/);
+  });
+
+  /** The pool rows of a table: [pool, cidr, used, free, excluded, total]. */
+  function poolRows(table: string): [string, string, number, number, number, number][] {
+    const lines = table.split('\n');
+    const head = lines.findIndex((l) => l.startsWith('POOL '));
+    return lines
+      .slice(head + 1)
+      .filter((l) => l.trim() !== '')
+      .map((l) => {
+        const f = l.trim().split(/\s+/);
+        const n = f.slice(-4).map(Number);
+        return [f[0], f[1], n[0], n[1], n[2], n[3]];
+      });
+  }
+
+  it.each([
+    ['no Service range', []],
+    ['a Service range over part of each pool', ['--service-cluster-ip-range', '10.0.2.0/25,fd00::80/121']],
+    ['a Service range with a node block inside it', ['--service-cluster-ip-range', '10.0.0.0/23']],
+  ])('USED + FREE + EXCLUDED = TOTAL on every pool row (%s)', async (_name, extra) => {
+    const r = await runCli(['plan', '--clustercidrs-file', file('pools-x.yaml', POOLS), '--nodes-file', file('nodes-x.yaml', NODES), ...extra]);
+    expect(r.stderr).toBe('');
+    const rows = poolRows(r.stdout);
+    expect(rows.length).toBe(3);
+    for (const [pool, cidr, used, free, excluded, total] of rows) expect({ pool, cidr, sum: used + free + excluded }).toEqual({ pool, cidr, sum: total });
+    if (extra.length > 0) expect(rows.some((row) => row[4] > 0)).toBe(true);
+  });
+
+  it('restores as the controller does: oldest node first (then name) wins a shared block; spec.podCIDR when spec.podCIDRs is empty', async () => {
+    const nodes = [
+      { kind: 'Node', metadata: { name: 'young', creationTimestamp: '2026-03-01T00:00:00Z' }, spec: { podCIDRs: ['10.0.0.0/24', 'fd00::/120'] } },
+      { kind: 'Node', metadata: { name: 'old', creationTimestamp: '2025-01-01T00:00:00Z' }, spec: { podCIDRs: ['10.0.0.0/24', 'fd00::/120'] } },
+      // Same timestamp as young: the name decides ("b-twin" before "young").
+      { kind: 'Node', metadata: { name: 'b-twin', creationTimestamp: '2026-03-01T00:00:00Z' }, spec: { podCIDRs: ['10.0.1.0/24', 'fd00::100/120'] } },
+      { kind: 'Node', metadata: { name: 'z-twin', creationTimestamp: '2026-03-01T00:00:00Z' }, spec: { podCIDRs: ['10.0.1.0/24', 'fd00::100/120'] } },
+      { kind: 'Node', metadata: { name: 'legacy', creationTimestamp: '2024-01-01T00:00:00Z' }, spec: { podCIDRs: [], podCIDR: '10.9.0.0/26' } },
+    ];
+    const r = await runCli(['plan', '--clustercidrs-file', file('p-order.yaml', POOLS), '--nodes-file', '-', '-o', 'json'], {
+      stdin: JSON.stringify({ apiVersion: 'v1', kind: 'NodeList', items: nodes }),
+    });
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout) as { allocations: Record<string, string[]>; failures: Record<string, string> };
+    expect(out.allocations.old).toEqual(['10.0.0.0/24', 'fd00::/120']);
+    expect(out.allocations['b-twin']).toEqual(['10.0.1.0/24', 'fd00::100/120']);
+    expect(out.allocations.legacy).toEqual(['10.9.0.0/26']);
+    expect(Object.keys(out.failures).sort()).toEqual(['young', 'z-twin']);
+    expect(out.failures.young).toContain('old');
+    expect(out.failures['z-twin']).toContain('b-twin');
   });
 
   it('json output, Service CIDR exclusion, and the flags pool', async () => {
@@ -100,6 +150,7 @@ describe('node-address-ccm plan', () => {
       'spec: {perNodeHostBits: 8, ipv4: 10.0.0.0/22, nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Near}]}]}}',
       'ClusterCIDR "bad": spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].operator: unknown operator "Near"',
     ],
+    ['perNodeHostBits below the CRD minimum', 'spec: {perNodeHostBits: 3, ipv4: 10.0.0.0/22}', 'ClusterCIDR "bad": spec.perNodeHostBits: 3 is below 4, the smallest the ClusterCIDR CRD accepts'],
   ])('bad input (%s) names the object and field, exit 2', async (_n, spec, msg) => {
     const pools = file('bad.yaml', `apiVersion: networking.x-k8s.io/v1\nkind: ClusterCIDR\nmetadata: {name: bad}\n${spec}\n`);
     const r = await runCli(['plan', '--clustercidrs-file', pools, '--nodes-file', file('n.yaml', NODES)]);

@@ -3,9 +3,34 @@ import { planPodCIDRs, PlanInputError } from '../../src/ipam/plan.js';
 import { ClusterCIDRValidationError } from '../../src/ipam/clustercidr.js';
 
 const cc = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'networking.x-k8s.io/v1', kind: 'ClusterCIDR', metadata: { name }, spec });
-const node = (name: string, labels: Record<string, string> = {}, podCIDRs?: string[]) => ({ metadata: { name, labels }, spec: podCIDRs ? { podCIDRs } : {} });
+const node = (name: string, labels: Record<string, string> = {}, podCIDRs?: string[], creationTimestamp?: string) => ({
+  metadata: { name, labels, ...(creationTimestamp ? { creationTimestamp } : {}) },
+  spec: podCIDRs ? { podCIDRs } : {},
+});
 
 describe('planPodCIDRs', () => {
+  it.each([
+    ['timestamps decide, whatever the input order', [['b', '2026-02-01T00:00:00Z'], ['a', '2026-03-01T00:00:00Z']], 'b'],
+    ['equal timestamps: the name decides', [['b', '2026-02-01T00:00:00Z'], ['a', '2026-02-01T00:00:00Z']], 'a'],
+    ['no timestamps: the name decides', [['b', undefined], ['a', undefined]], 'a'],
+  ] as const)('the conflict winner is the controller’s (restoreOrder): %s', (_name, holders, winner) => {
+    const pools = [cc('default', { perNodeHostBits: 8, ipv4: '10.0.0.0/22' })];
+    const r = planPodCIDRs(pools, holders.map(([n, t]) => node(n, {}, ['10.0.0.0/24'], t)));
+    expect(Object.keys(r.allocations)).toEqual([winner]);
+    expect(Object.keys(r.failures)).toEqual([winner === 'a' ? 'b' : 'a']);
+  });
+
+  it('reads spec.podCIDR when spec.podCIDRs is empty, as the controller does', () => {
+    const r = planPodCIDRs([cc('default', { perNodeHostBits: 8, ipv4: '10.0.0.0/22' })], [{ metadata: { name: 'n' }, spec: { podCIDRs: [], podCIDR: '10.0.3.0/24' } }, node('m')]);
+    expect(r.allocations).toEqual({ n: ['10.0.3.0/24'], m: ['10.0.0.0/24'] });
+  });
+
+  it.each([0, 3])('refuses perNodeHostBits %d, below the CRD minimum of 4, naming field and value', (hb) => {
+    expect(() => planPodCIDRs([cc('tiny', { perNodeHostBits: hb, ipv4: '10.0.0.0/22' })], [])).toThrow(
+      `ClusterCIDR "tiny": spec.perNodeHostBits: ${hb} is below 4, the smallest the ClusterCIDR CRD accepts`,
+    );
+  });
+
   it('restores existing blocks first, then allocates in input order', () => {
     const pools = [
       cc('default', { perNodeHostBits: 8, ipv4: '10.0.0.0/22' }),
@@ -14,9 +39,10 @@ describe('planPodCIDRs', () => {
     const nodes = [
       node('new-1'),
       node('gpu-1', { gpu: 'true' }),
-      node('old-1', {}, ['10.0.0.0/24']),
+      node('old-1', {}, ['10.0.0.0/24'], '2025-01-01T00:00:00Z'),
       node('stray', {}, ['192.168.0.0/24']),
-      node('dup', {}, ['10.0.0.0/25']),
+      // Created later than old-1: it loses the shared space, as in the controller.
+      node('dup', {}, ['10.0.0.0/25'], '2026-01-01T00:00:00Z'),
       node('new-2'),
     ];
     const r = planPodCIDRs(pools, nodes);

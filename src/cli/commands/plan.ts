@@ -83,10 +83,20 @@ export function formatTable(r: PlanResult): string {
   if (r.exclusionConflicts.length > 0) {
     out += (out ? '\n' : '') + pad([['CONFLICT NODE', 'POD CIDR', 'SERVICE CIDR'], ...r.exclusionConflicts.map((c) => [c.node, c.podCIDR, c.exclusion])]);
   }
+  // USED + FREE + EXCLUDED = TOTAL: excluded counts blocks kept out by Service CIDRs and not used.
   const poolRows = r.pools.flatMap((p) =>
-    p.families.map((f) => [p.name + (p.terminating ? ' (terminating)' : ''), f.clusterCIDR, `/${f.maskSize}`, String(p.nodes), String(f.used), String(f.free), String(f.total)]),
+    p.families.map((f) => [
+      p.name + (p.terminating ? ' (terminating)' : ''),
+      f.clusterCIDR,
+      `/${f.maskSize}`,
+      String(p.nodes),
+      String(f.used),
+      String(f.free),
+      String(f.excluded),
+      String(f.total),
+    ]),
   );
-  out += (out ? '\n' : '') + pad([['POOL', 'CIDR', 'PER NODE', 'NODES', 'USED', 'FREE', 'TOTAL'], ...poolRows]);
+  out += (out ? '\n' : '') + pad([['POOL', 'CIDR', 'PER NODE', 'NODES', 'USED', 'FREE', 'EXCLUDED', 'TOTAL'], ...poolRows]);
   return out;
 }
 

@@ -5,6 +5,7 @@
 // serves the cloud node controller's claims (PodCIDRClaims) from the same instance.
 import type { Registry } from 'prom-client';
 import { CIDRNotAvailableError, PodCIDRAllocator } from '../../ipam/index.js';
+import { restoreOrder } from '../../ipam/restore-order.js';
 import { CLOUD_POOL, POD_CIDR_POOL_ANNOTATION } from '../../audit/findings.js';
 import { realClock, type Clock } from '../../kube/clock.js';
 import { isConflict, isInvalid, isNotFound, writeOutcome } from '../../kube/errors.js';
@@ -427,12 +428,5 @@ function sameList(a: readonly string[] | undefined, b: readonly string[]): boole
   return a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-/** Nodes by creationTimestamp, then name: the order in which existing pod CIDRs are restored. */
-export function restoreOrder<N extends { metadata: { name: string; creationTimestamp?: string } }>(nodes: readonly N[]): N[] {
-  return [...nodes].sort((a, b) => {
-    const ta = a.metadata.creationTimestamp ?? '';
-    const tb = b.metadata.creationTimestamp ?? '';
-    if (ta !== tb) return ta < tb ? -1 : 1;
-    return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
-  });
-}
+// The restore order lives in src/ipam so `plan` uses the same one.
+export { restoreOrder } from '../../ipam/restore-order.js';
