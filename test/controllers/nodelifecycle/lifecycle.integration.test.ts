@@ -107,6 +107,21 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
     expect(metrics).toMatch(/cloudprovider_requests_total\{provider="static",operation="instancesExist",result="success"\} \d+/);
   });
 
+  it('leader-elected with the other controllers: only the leader runs it', async () => {
+    const clouds = [new FakeCloudProvider(), new FakeCloudProvider()];
+    const lease = { leaderElectLeaseDuration: '1500ms', leaderElectRenewDeadline: '1s', leaderElectRetryPeriod: '200ms' };
+    const managers = clouds.map((cloud, i) => cluster.run(resolveRunOptions({
+      cloudProvider: 'fake', controllers: 'cloud-node-lifecycle', nodeMonitorPeriod: '200ms', securePort: '0', ...lease,
+    }), { provider: cloud, identity: `m${i}`, userAgent: `ccm-m${i}` }));
+    createNode(cluster.api, { name: 'down', tainted: false, ready: 'False' });
+    await until(() => !exists(cluster.api, 'down'), 10_000, 'the leader deletes the node');
+    const leaders = managers.filter((m) => m.manager.isLeading());
+    expect(leaders).toHaveLength(1);
+    const follower = managers.find((m) => !m.manager.isLeading())!;
+    expect(follower.manager.controllers().lifecycle).toBeUndefined();
+    expect(clouds[managers.indexOf(follower)]!.callCount()).toBe(0);
+  });
+
   it('not named in --controllers: not running, even with every other controller', async () => {
     const cloud = new FakeCloudProvider();
     const running = cluster.run(resolveRunOptions({ cloudProvider: 'fake', controllers: '*', leaderElect: false, securePort: '0' }), { provider: cloud });
