@@ -57,7 +57,9 @@ const addressSchema = z
   });
 
 const nodeSchema = z.strictObject({
-  providerID: nonEmpty.optional(),
+  // "" stands for a cloud that reports no providerID (the node then stays tainted); absent means
+  // static://<node name>.
+  providerID: z.string().optional(),
   instanceType: nonEmpty.optional(),
   zone: nonEmpty.optional(),
   region: nonEmpty.optional(),

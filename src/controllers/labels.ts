@@ -1,11 +1,18 @@
 // Label rules shared by the cloud node controller: which cloud labels may be written, and the
 // beta → GA topology label copy for nodes that are already initialised.
+import { goQuote } from '../nodeip/go-text.js';
 import {
   LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA, LABEL_REGION, LABEL_REGION_BETA, LABEL_ZONE, LABEL_ZONE_BETA,
   type NodeObject,
 } from './node.js';
 
-/** Keys in the kubernetes.io / k8s.io namespaces (or subdomains of them) are reserved for Kubernetes. */
+/**
+ * Cloud labels never applied: keys in the kubernetes.io / k8s.io namespaces or their subdomains.
+ * This is the cloud node controller's rule since kubernetes#126772 (fixing #126453):
+ * `(^|\.)(kubernetes|k8s)\.io/` found anywhere in the key. Kubernetes 1.31 and earlier used
+ * `(kubernetes|k8s).io/` (any character for the dot, no anchor), which also dropped look-alikes
+ * such as `examplek8s.io/a`, `k8s-io/b` or `mykubernetes.io/f` (README, deliberate deviations).
+ */
 const RESERVED_KEY = /(^|\.)(kubernetes|k8s)\.io\//;
 
 const NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
@@ -21,10 +28,10 @@ export function labelKeyProblem(key: string): string | undefined {
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
   if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) {
-    return `label key "${key}": prefix must be a DNS subdomain of at most 253 characters`;
+    return `label key ${goQuote(key)}: prefix must be a DNS subdomain of at most 253 characters`;
   }
   if (name.length === 0 || name.length > 63 || !NAME.test(name)) {
-    return `label key "${key}": name must be 1-63 alphanumeric characters, '-', '_' or '.', starting and ending alphanumeric`;
+    return `label key ${goQuote(key)}: name must be 1-63 alphanumeric characters, '-', '_' or '.', starting and ending alphanumeric`;
   }
   return undefined;
 }
@@ -33,7 +40,7 @@ export function labelKeyProblem(key: string): string | undefined {
 export function labelValueProblem(key: string, value: string): string | undefined {
   if (value === '') return undefined;
   if (value.length > 63 || !NAME.test(value)) {
-    return `label ${key}="${value}": value must be at most 63 alphanumeric characters, '-', '_' or '.', starting and ending alphanumeric`;
+    return `label value ${goQuote(value)}: must be at most 63 alphanumeric characters, '-', '_' or '.', starting and ending alphanumeric`;
   }
   return undefined;
 }

@@ -14,3 +14,4 @@ export {
   type KeptReasonCode,
   type NodeAddressExplanation,
 } from './addresses.js';
+export { decideNodeAddresses, type NodeAddressDecision, type NodeAddressInputs, type NodeAddressPhase } from './decide.js';

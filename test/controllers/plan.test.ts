@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  addressesPatch, decideAddresses, EventReason, initializationPatch, planAddressRefresh, planInitialization,
+  addressesPatch, decideAddresses, EventReason, initializationPatch, planAddressRefresh, planInitialization, rejectedLabelMessage,
   type InitWrite,
 } from '../../src/controllers/cloudnode/plan.js';
 import { betaToGALabelUpdates, isReservedLabelKey } from '../../src/controllers/labels.js';
@@ -81,8 +81,14 @@ describe('planInitialization: annotation edge cases', () => {
     expect(addrs((single as InitWrite).addresses)).toEqual(['abcd::5678']);
   });
 
-  it('an annotation is ignored when the cloud returns no addresses (nothing to check it against)', () => {
+  it('an annotation cannot be satisfied by an empty cloud list: the node stays tainted (as in Kubernetes)', () => {
     const plan = planInitialization(makeNode({ nodeIP: '9.9.9.9' }), makeMetadata({ addresses: [] }), true);
+    expect(plan).toMatchObject({ kind: 'blocked', reason: EventReason.InvalidNodeIP });
+    expect((plan as { message: string }).message).toBe('provided node IP "9.9.9.9" is not usable: failed to get node address from cloud provider that matches ip: 9.9.9.9');
+  });
+
+  it('without an annotation an empty cloud list initialises the node and leaves its addresses alone', () => {
+    const plan = planInitialization(makeNode({ nodeIP: null }), makeMetadata({ addresses: [] }), true);
     expect(plan.kind).toBe('initialize');
     expect((plan as InitWrite).addresses).toBeUndefined();
   });
@@ -155,12 +161,216 @@ describe('planInitialization: metadata and spec', () => {
     const plan = planInitialization(makeNode({ labels: existing }), makeMetadata({ labels: cloud }), true) as InitWrite;
     expect(plan.labels).toEqual(expected);
     expect(plan.labelsAfter).toEqual({ ...existing, ...expected });
-    expect(plan.skippedLabels.length).toBe(Object.keys(cloud).length - Object.keys(expected).length);
+    expect(plan.skippedLabels.length + plan.rejectedLabels.length).toBe(Object.keys(cloud).length - Object.keys(expected).length);
+  });
+
+  it('labels the API server would refuse are rejected (a Warning each), rule-skipped ones only logged', () => {
+    const plan = planInitialization(
+      makeNode({ labels: { 'example.com/pool': 'red' } }),
+      makeMetadata({ labels: { 'example.com/x': 'has space', 'Example.com/x': 'y', 'kubernetes.io/role': 'x', 'example.com/pool': 'blue' } }),
+      true,
+    ) as InitWrite;
+    expect(plan.rejectedLabels.map((l) => `${l.key}=${l.value}`).sort()).toEqual(['Example.com/x=y', 'example.com/x=has space']);
+    expect(plan.skippedLabels.map((l) => l.key).sort()).toEqual(['example.com/pool', 'kubernetes.io/role']);
   });
 
   it('labelsAfter carries the topology the pod CIDR choice depends on', () => {
     const plan = planInitialization(makeNode({ labels: { team: 'a' } }), makeMetadata({ zone: 'z1' }), true) as InitWrite;
     expect(plan.labelsAfter).toEqual({ team: 'a', 'topology.kubernetes.io/zone': 'z1', 'failure-domain.beta.kubernetes.io/zone': 'z1' });
+  });
+});
+
+// Issue 12: node initialisation edge cases, decided as Kubernetes' cloud node controller decides
+// them (getInstanceMetadata's providerID check, then getNodeModifiersFromCloudProvider's check of
+// the annotation against the cloud's own list, then the address update with the kubelet's
+// Hostname), or as a deviation the README lists. Expected outcomes are written out by hand.
+type EdgeExpectation =
+  | { kind: 'blocked'; reason: string; message: string }
+  | {
+    kind: 'initialize';
+    /** Addresses written (undefined: status.addresses left alone). */
+    addresses?: NodeAddress[];
+    providerID?: string;
+    /** Labels the write sets, exactly. */
+    labels?: Record<string, string>;
+    /** `key=value` of each label left out with a CloudLabelInvalid Warning, sorted. */
+    rejected?: string[];
+    /** Keys left out by rule (reserved namespace, already on the node), sorted. */
+    skipped?: string[];
+  };
+
+const LONG_TYPE = `x${'l'.repeat(68)}e`;
+const H = (address: string): NodeAddress => ({ type: 'Hostname', address });
+const EDGE_ROWS: Array<{ name: string; node: Parameters<typeof makeNode>[0]; metadata: Parameters<typeof makeMetadata>[0]; expected: EdgeExpectation }> = [
+  // 1. The cloud reports no addresses.
+  {
+    name: '1: IPv4 annotation, cloud reports no addresses: stays tainted',
+    node: { nodeIP: '10.0.0.1', addresses: [ip('10.0.0.1'), H('n')] },
+    metadata: { addresses: [] },
+    expected: { kind: 'blocked', reason: EventReason.InvalidNodeIP, message: 'provided node IP "10.0.0.1" is not usable: failed to get node address from cloud provider that matches ip: 10.0.0.1' },
+  },
+  {
+    name: '1: IPv6 annotation, cloud reports no addresses: stays tainted',
+    node: { nodeIP: 'fd00::1', addresses: [ip('fd00::1'), H('n')] },
+    metadata: { addresses: [] },
+    expected: { kind: 'blocked', reason: EventReason.InvalidNodeIP, message: 'provided node IP "fd00::1" is not usable: failed to get node address from cloud provider that matches ip: fd00::1' },
+  },
+  {
+    name: '1: dual-stack annotation, cloud reports no addresses: stays tainted',
+    node: { nodeIP: '10.0.0.1,fd00::1' },
+    metadata: { addresses: [] },
+    expected: { kind: 'blocked', reason: EventReason.InvalidNodeIP, message: 'provided node IP "10.0.0.1,fd00::1" is not usable: failed to get node address from cloud provider that matches ip: 10.0.0.1' },
+  },
+  {
+    name: '1: unparsable annotation, cloud reports no addresses: stays tainted',
+    node: { nodeIP: 'bogus' },
+    metadata: { addresses: [] },
+    expected: { kind: 'blocked', reason: EventReason.InvalidNodeIP, message: 'provided node IP "bogus" is not usable: failed to parse node IP "bogus": could not parse "bogus"' },
+  },
+  {
+    name: '1: no annotation, cloud reports no addresses: initialised, addresses left alone',
+    node: { nodeIP: null, addresses: [ip('10.0.0.1'), H('n')] },
+    metadata: { addresses: [] },
+    expected: { kind: 'initialize', addresses: undefined, providerID: 'static://node-a' },
+  },
+  // 2. The annotation equals only the kubelet's Hostname entry.
+  {
+    name: "2: only kubelet's Hostname equals the annotated IP: stays tainted",
+    node: { nodeIP: '10.0.0.5', addresses: [ip('10.0.0.5'), H('10.0.0.5')] },
+    metadata: { addresses: [ip('10.0.0.1')] },
+    expected: { kind: 'blocked', reason: EventReason.InvalidNodeIP, message: 'provided node IP "10.0.0.5" is not usable: failed to get node address from cloud provider that matches ip: 10.0.0.5' },
+  },
+  {
+    name: "2: the annotation matches the cloud's list: initialised, the kubelet's Hostname appended",
+    node: { nodeIP: '10.0.0.1', addresses: [H('10.0.0.5')] },
+    metadata: { addresses: [ip('10.0.0.1'), ip('10.0.0.2')] },
+    expected: { kind: 'initialize', addresses: [ip('10.0.0.1'), H('10.0.0.5')] },
+  },
+  // 3. providerID.
+  {
+    name: '3: no providerID from the cloud and none on the node: stays tainted',
+    node: { name: 'node-a' },
+    metadata: { providerID: '' },
+    expected: { kind: 'blocked', reason: EventReason.MissingProviderID, message: 'cloud provider does not set node provider ID for node "node-a"; the node stays tainted until the provider reports one' },
+  },
+  {
+    name: '3: no providerID from the cloud, one on the node: initialised, the node keeps its own',
+    node: { providerID: 'kubelet://set-by-flag', nodeIP: null, addresses: [] },
+    metadata: { providerID: '', addresses: [ip('10.0.0.7')] },
+    expected: { kind: 'initialize', addresses: [ip('10.0.0.7')], providerID: undefined },
+  },
+  {
+    name: '3: the providerID check comes before the annotation check',
+    node: { nodeIP: '9.9.9.9' },
+    metadata: { providerID: '', addresses: [] },
+    expected: { kind: 'blocked', reason: EventReason.MissingProviderID, message: 'cloud provider does not set node provider ID for node "node-a"; the node stays tainted until the provider reports one' },
+  },
+  // 4. Label values the API server would refuse (deliberate deviation: left out with a Warning).
+  {
+    name: '4: a 70-character instance type and zone "z/1": left out with a Warning each, region written, node initialised',
+    node: { nodeIP: null, addresses: [] },
+    metadata: { addresses: [ip('10.0.0.8')], instanceType: LONG_TYPE, zone: 'z/1', region: 'region-1' },
+    expected: {
+      kind: 'initialize',
+      addresses: [ip('10.0.0.8')],
+      labels: { 'topology.kubernetes.io/region': 'region-1', 'failure-domain.beta.kubernetes.io/region': 'region-1' },
+      rejected: [
+        `beta.kubernetes.io/instance-type=${LONG_TYPE}`,
+        'failure-domain.beta.kubernetes.io/zone=z/1',
+        `node.kubernetes.io/instance-type=${LONG_TYPE}`,
+        'topology.kubernetes.io/zone=z/1',
+      ],
+    },
+  },
+  {
+    name: '4: a 63-character instance type is valid',
+    node: { nodeIP: null, addresses: [] },
+    metadata: { addresses: [ip('10.0.0.8')], instanceType: 'a'.repeat(63) },
+    expected: { kind: 'initialize', labels: { 'node.kubernetes.io/instance-type': 'a'.repeat(63), 'beta.kubernetes.io/instance-type': 'a'.repeat(63) }, rejected: [] },
+  },
+  {
+    name: '4: additional labels with a bad key or value: left out with a Warning each',
+    node: { nodeIP: null, addresses: [] },
+    metadata: { addresses: [ip('10.0.0.8')], labels: { 'Example.com/x': 'y', 'example.com/v': 'has space', 'example.com/ok': 'yes' } },
+    expected: { kind: 'initialize', labels: { 'example.com/ok': 'yes' }, rejected: ['Example.com/x=y', 'example.com/v=has space'], skipped: [] },
+  },
+  // 5. Reserved label keys: kubernetes.io, k8s.io and their subdomains (see src/controllers/labels.ts).
+  {
+    name: '5: reserved keys dropped, look-alikes applied',
+    node: { nodeIP: null, addresses: [] },
+    metadata: {
+      addresses: [ip('10.0.0.9')],
+      labels: {
+        'examplek8s.io/a': 'a', 'k8s-io/b': 'b', 'mykubernetes.io/f': 'f', 'app.k8snio/g': 'g',
+        'a.k8s.io/c': 'c', 'kubernetes.io/d': 'd', 'node.kubernetes.io/e': 'e', 'k8s.io/h': 'h',
+      },
+    },
+    expected: {
+      kind: 'initialize',
+      labels: { 'examplek8s.io/a': 'a', 'k8s-io/b': 'b', 'mykubernetes.io/f': 'f', 'app.k8snio/g': 'g' },
+      skipped: ['a.k8s.io/c', 'k8s.io/h', 'kubernetes.io/d', 'node.kubernetes.io/e'],
+      rejected: [],
+    },
+  },
+  {
+    name: '5: a reserved key that is also on the node is skipped as reserved',
+    node: { nodeIP: null, addresses: [], labels: { 'kubernetes.io/d': 'old' } },
+    metadata: { addresses: [ip('10.0.0.9')], labels: { 'kubernetes.io/d': 'new' } },
+    expected: { kind: 'initialize', labels: {}, skipped: ['kubernetes.io/d'] },
+  },
+  // 6. Go %q in the messages.
+  {
+    name: '6: a control character is quoted as Go does (\\x01)',
+    node: { nodeIP: '10.0.0.14\u0001' },
+    metadata: { addresses: [ip('10.0.0.14')] },
+    expected: {
+      kind: 'blocked', reason: EventReason.InvalidNodeIP,
+      message: 'provided node IP "10.0.0.14\\x01" is not usable: failed to parse node IP "10.0.0.14\\x01": could not parse "10.0.0.14\\x01"',
+    },
+  },
+  {
+    name: '6: U+0085 and U+007F are quoted as Go does (\\u0085, \\x7f)',
+    node: { nodeIP: '10.0.0.15\u0085\u007f' },
+    metadata: { addresses: [ip('10.0.0.15')] },
+    expected: {
+      kind: 'blocked', reason: EventReason.InvalidNodeIP,
+      message: 'provided node IP "10.0.0.15\\u0085\\x7f" is not usable: failed to parse node IP "10.0.0.15\\u0085\\x7f": could not parse "10.0.0.15\\u0085\\x7f"',
+    },
+  },
+  {
+    name: '6: printable non-ASCII stays as it is',
+    node: { nodeIP: '10.0.0.16é' },
+    metadata: { addresses: [ip('10.0.0.16')] },
+    expected: {
+      kind: 'blocked', reason: EventReason.InvalidNodeIP,
+      message: 'provided node IP "10.0.0.16é" is not usable: failed to parse node IP "10.0.0.16é": could not parse "10.0.0.16é"',
+    },
+  },
+];
+
+describe('planInitialization: issue 12 edge cases', () => {
+  it.each(EDGE_ROWS)('$name', ({ node, metadata, expected }) => {
+    const plan = planInitialization(makeNode(node), makeMetadata(metadata), true);
+    if (expected.kind === 'blocked') {
+      expect(plan).toEqual(expected);
+      return;
+    }
+    expect(plan.kind).toBe('initialize');
+    if (plan.kind !== 'initialize') return;
+    expect(plan.taints).toEqual([]);
+    if ('addresses' in expected) expect(plan.addresses).toEqual(expected.addresses);
+    if ('providerID' in expected) expect(plan.providerID).toBe(expected.providerID);
+    if (expected.labels) expect(plan.labels).toEqual(expected.labels);
+    if (expected.rejected) expect(plan.rejectedLabels.map((l) => `${l.key}=${l.value}`).sort()).toEqual(expected.rejected);
+    if (expected.skipped) expect(plan.skippedLabels.map((l) => l.key).sort()).toEqual(expected.skipped);
+  });
+
+  it('the CloudLabelInvalid message names the label and the value, quoted as Go does', () => {
+    const plan = planInitialization(makeNode(), makeMetadata({ zone: 'z/1' }), true) as InitWrite;
+    expect(plan.rejectedLabels.map(rejectedLabelMessage)).toEqual([
+      'cloud label "topology.kubernetes.io/zone"="z/1" not applied (the API server would refuse it): label value "z/1": must be at most 63 alphanumeric characters, \'-\', \'_\' or \'.\', starting and ending alphanumeric; the node is initialised without it',
+      'cloud label "failure-domain.beta.kubernetes.io/zone"="z/1" not applied (the API server would refuse it): label value "z/1": must be at most 63 alphanumeric characters, \'-\', \'_\' or \'.\', starting and ending alphanumeric; the node is initialised without it',
+    ]);
   });
 });
 

@@ -39,6 +39,10 @@ nodes:
     expect(cfg.nodes.get('node-c')).toEqual({ providerID: 'static://node-c', addresses: [], shutdown: false });
   });
 
+  it('providerID "" stands for a cloud that reports none (absent gives static://<name>)', () => {
+    expect(parseStaticCloudConfig('nodes:\n  n1:\n    providerID: ""').nodes.get('n1')).toEqual({ providerID: '', addresses: [], shutdown: false });
+  });
+
   it('accepts JSON, an empty file and an empty node list', () => {
     expect(parseStaticCloudConfig('{"nodes":{"n1":{"addresses":[{"type":"ExternalIP","address":"192.0.2.1"}],"shutdown":true}}}').nodes.get('n1')).toEqual({
       providerID: 'static://n1',

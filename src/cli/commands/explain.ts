@@ -6,7 +6,8 @@ import { parse as parseYaml } from 'yaml';
 import { USAGE_EXIT_CODE, UsageError } from '../exit-codes.js';
 import { FeatureGateError, featureGateWarnings, parseFeatureGates } from '../../featuregates/index.js';
 import {
-  explainNodeAddresses,
+  decideNodeAddresses,
+  goQuote,
   NODE_ADDRESS_TYPES,
   NodeIPError,
   nodeStackIPs,
@@ -27,6 +28,8 @@ export interface ExplainedEntry {
 
 export type ExplainReport =
   | { annotation: string | null; addresses: ExplainedEntry[]; dropped: ExplainedEntry[]; stack: StackName; tainted: false }
+  /** The cloud reported no addresses: the taint goes, status.addresses stays as kubelet set it. */
+  | { annotation: null; cloudAddresses: 'none'; tainted: false }
   | { annotation: string | null; error: string; tainted: true };
 
 /** Where the annotation came from, for the human-readable header. */
@@ -116,28 +119,30 @@ export function readNodeDocument(file: string, doc: unknown): { annotation: stri
 }
 
 /**
- * Builds the report. `mirrored` lists cloud-list positions that hold a Hostname copied from the
- * node's status, as the controller does when the cloud reports none.
+ * Builds the report from the decision the controller takes when it initialises a node
+ * (decideNodeAddresses): the annotation must match the cloud's own addresses; the node's
+ * Hostname entries are mirrored only when the cloud reports none.
  */
 export function buildExplainReport(
   annotation: string | undefined,
-  cloud: NodeAddress[],
-  options: { allowDualStack: boolean; mirrored?: ReadonlySet<number> },
+  cloud: readonly NodeAddress[],
+  options: { allowDualStack: boolean; nodeAddresses?: readonly NodeAddress[] },
 ): ExplainReport {
-  const note = (i: number) => (options.mirrored?.has(i) ? " (Hostname mirrored from the node's status: the cloud reported none)" : '');
-  try {
-    const result = explainNodeAddresses(annotation, cloud, options);
-    return {
-      annotation: annotation ?? null,
-      addresses: result.addresses.map((a) => ({ type: a.type, address: a.address, reason: a.reason + note(a.cloudIndex) })),
-      dropped: result.dropped.map((a) => ({ type: a.type, address: a.address, reason: a.reason + note(a.cloudIndex) })),
-      stack: result.stack,
-      tainted: false,
-    };
-  } catch (err) {
-    if (!(err instanceof NodeIPError)) throw err;
-    return { annotation: annotation ?? null, error: err.message, tainted: true };
-  }
+  const decision = decideNodeAddresses(
+    { annotation, cloudAddresses: cloud, nodeAddresses: options.nodeAddresses ?? [], allowDualStack: options.allowDualStack },
+    'initialize',
+  );
+  if (decision.kind === 'invalid') return { annotation: annotation ?? null, error: decision.error, tainted: true };
+  if (decision.kind === 'noCloudAddresses') return { annotation: null, cloudAddresses: 'none', tainted: false };
+  const note = (i: number) => (decision.mirrored.has(i) ? " (Hostname mirrored from the node's status: the cloud reported none)" : '');
+  const result = decision.explanation;
+  return {
+    annotation: annotation ?? null,
+    addresses: result.addresses.map((a) => ({ type: a.type, address: a.address, reason: a.reason + note(a.cloudIndex) })),
+    dropped: result.dropped.map((a) => ({ type: a.type, address: a.address, reason: a.reason + note(a.cloudIndex) })),
+    stack: result.stack,
+    tainted: false,
+  };
 }
 
 function table(headers: string[], rows: string[][]): string[] {
@@ -148,12 +153,12 @@ function table(headers: string[], rows: string[][]): string[] {
 
 function describeSource(source: AnnotationSource, annotation: string | null): string {
   if (annotation === null) {
-    if (source.kind === 'node-ip') return `(none: kubelet --node-ip ${JSON.stringify(source.flag)} sets no annotation)`;
+    if (source.kind === 'node-ip') return `(none: kubelet --node-ip ${goQuote(source.flag)} sets no annotation)`;
     if (source.kind === 'node') return `(none on the node in ${source.file})`;
     return '(none)';
   }
-  const value = `${PROVIDED_NODE_IP_ANNOTATION}=${JSON.stringify(annotation)}`;
-  if (source.kind === 'node-ip') return `${value} (set by kubelet --node-ip ${JSON.stringify(source.flag)})`;
+  const value = `${PROVIDED_NODE_IP_ANNOTATION}=${goQuote(annotation)}`;
+  if (source.kind === 'node-ip') return `${value} (set by kubelet --node-ip ${goQuote(source.flag)})`;
   if (source.kind === 'node') return `${value} (from ${source.file})`;
   return value;
 }
@@ -164,6 +169,11 @@ export function renderExplainTable(report: ExplainReport, source: AnnotationSour
   if (report.tainted) {
     out.push(`Error:       ${report.error}`);
     out.push(`Result:      a new node would stay tainted (${UNINITIALIZED_TAINT}); an initialized node keeps its current addresses`);
+    return `${out.join('\n')}\n`;
+  }
+  if ('cloudAddresses' in report) {
+    out.push('Resulting node addresses:', '  (unchanged: the cloud reported no addresses, so status.addresses stays as kubelet set it)', '');
+    out.push(`Result:      the ${UNINITIALIZED_TAINT} taint can be removed`);
     return `${out.join('\n')}\n`;
   }
   const stackIPs = nodeStackIPs(report.addresses).ips;
@@ -207,12 +217,12 @@ function run(opts: ExplainOptions): void {
       annotation = flag.annotation;
       if (flag.ignored.length > 0) {
         // kubelet logs these and carries on without them; say so rather than fail.
-        process.stderr.write(`warning: --node-ip: kubelet ignores ${flag.ignored.map((s) => JSON.stringify(s)).join(', ')} (not an IP)` +
-          `${annotation === undefined ? ', so it writes no annotation and the cloud list is used as is' : `, so it writes the annotation ${JSON.stringify(annotation)}`}\n`);
+        process.stderr.write(`warning: --node-ip: kubelet ignores ${flag.ignored.map((s) => goQuote(s)).join(', ')} (not an IP)` +
+          `${annotation === undefined ? ', so it writes no annotation and the cloud list is used as is' : `, so it writes the annotation ${goQuote(annotation)}`}\n`);
       }
     } catch (err) {
       if (!(err instanceof NodeIPError)) throw err;
-      throw usage(`--node-ip ${JSON.stringify(opts.nodeIp)}: kubelet would refuse to start: ${err.message}`);
+      throw usage(`--node-ip ${goQuote(opts.nodeIp)}: kubelet would refuse to start: ${err.message}`);
     }
     source = { kind: 'node-ip', flag: opts.nodeIp };
   } else if (opts.annotation !== undefined) {
@@ -230,17 +240,9 @@ function run(opts: ExplainOptions): void {
       ? parseCloudAddresses('--cloud-addresses', opts.cloudAddresses, readInput('--cloud-addresses', opts.cloudAddresses))
       : opts.address.map(parseAddressFlag);
 
-  // The controller appends the kubelet-reported Hostname before node-IP selection when the cloud
-  // reports none, so it goes through the same selection as a cloud address.
-  const mirrored = new Set<number>();
-  if (!cloud.some((a) => a.type === 'Hostname')) {
-    for (const h of nodeHostnames) {
-      mirrored.add(cloud.length);
-      cloud.push(h);
-    }
-  }
-
-  const report = buildExplainReport(annotation, cloud, { allowDualStack: gates.enabled('CloudDualStackNodeIPs'), mirrored });
+  // The node's Hostname entries go through the controller's own decision: appended after the
+  // annotation was checked against the cloud's list, and only when the cloud reports no Hostname.
+  const report = buildExplainReport(annotation, cloud, { allowDualStack: gates.enabled('CloudDualStackNodeIPs'), nodeAddresses: nodeHostnames });
   process.stdout.write(opts.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderExplainTable(report, source));
   if (report.tainted) process.exitCode = 1;
 }

@@ -15,7 +15,7 @@ import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../node.js
 import type { PodCIDRClaims } from '../nodeipam/claims.js';
 import type { NodeCache, NodeEventSink, NodeWriter } from '../seams.js';
 import {
-  addressesPatch, EventReason, initializationPatch, planAddressRefresh, planInitialization, SYNCED_MESSAGE,
+  addressesPatch, EventReason, initializationPatch, planAddressRefresh, planInitialization, rejectedLabelMessage, SYNCED_MESSAGE,
 } from './plan.js';
 
 export const CLOUD_NODE_QUEUE = 'cloud-node';
@@ -291,6 +291,12 @@ export class CloudNodeController {
         continue;
       }
       this.#outcomeUnknown.delete(name);
+      // Once the node is initialised without them: a label the API server would refuse.
+      for (const label of plan.rejectedLabels) {
+        const message = rejectedLabelMessage(label);
+        this.#o.events.emit(current, 'Warning', EventReason.InvalidCloudLabel, message);
+        this.#log.warn({ node: name, reason: EventReason.InvalidCloudLabel, label: label.key, value: label.value }, message);
+      }
       this.#synced(current, plan.providerID ?? current.spec?.providerID);
       return { ok: true };
     }

@@ -3,7 +3,7 @@
 // controller turns a plan into at most two API writes and one event.
 import type { InstanceMetadata } from '../../../providers/types.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../../audit/findings.js';
-import { nodeAddressesFromNodeIP } from '../../nodeip/index.js';
+import { decideNodeAddresses, goQuote, type NodeAddressPhase } from '../../nodeip/index.js';
 import type { NodeAddress } from '../../nodeip/types.js';
 import {
   LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA, LABEL_REGION, LABEL_REGION_BETA, LABEL_ZONE, LABEL_ZONE_BETA,
@@ -23,46 +23,72 @@ export const EventReason = {
   CloudError: 'CloudProviderError',
   /** A write to the API server failed. */
   UpdateFailed: 'NodeUpdateFailed',
+  /** Neither the node nor the cloud has a providerID: the node stays tainted. */
+  MissingProviderID: 'ProviderIDMissing',
+  /** A cloud label the API server would refuse was left out; the node is initialised without it. */
+  InvalidCloudLabel: 'CloudLabelInvalid',
 } as const;
 
 export const SYNCED_MESSAGE = 'Node synced successfully';
 
 /** Outcome of the address computation for one node. */
 export type AddressDecision =
-  /** The provider returned no addresses: leave status.addresses alone. */
+  /** The provider returned no addresses (and no annotation blocks): leave status.addresses alone. */
   | { kind: 'noCloudAddresses' }
   /** The provided-node-ip annotation cannot be parsed or satisfied. */
   | { kind: 'invalid'; annotation: string; message: string }
   | { kind: 'ok'; addresses: NodeAddress[]; changed: boolean };
 
+/** The message of the ProvidedNodeIPInvalid event and log line (values quoted as Go's %q). */
+export function invalidNodeIPMessage(annotation: string, error: string): string {
+  return `provided node IP ${goQuote(annotation)} is not usable: ${error}`;
+}
+
 /**
- * The node's addresses from the cloud's list: the kubelet's Hostname entries are appended when the
- * cloud gives no Hostname, then the provided-node-ip annotation (when its key exists, even empty)
- * selects from that list.
+ * The node's addresses, decided by decideNodeAddresses (src/nodeip/decide.ts), which `explain`
+ * uses too. While initialising, an annotation must match the cloud's own list (even an empty
+ * one); the refresh leaves a node alone when the cloud reports nothing.
  */
-export function decideAddresses(node: NodeObject, cloudAddresses: readonly NodeAddress[], allowDualStack: boolean): AddressDecision {
-  if (cloudAddresses.length === 0) return { kind: 'noCloudAddresses' };
-  let addresses = cloudAddresses.map((a) => ({ type: a.type, address: a.address }));
-  if (!addresses.some((a) => a.type === 'Hostname')) {
-    for (const a of node.status?.addresses ?? []) {
-      if (a.type === 'Hostname') addresses.push({ type: a.type, address: a.address });
-    }
+export function decideAddresses(
+  node: NodeObject,
+  cloudAddresses: readonly NodeAddress[],
+  allowDualStack: boolean,
+  phase: NodeAddressPhase = 'initialize',
+): AddressDecision {
+  const decision = decideNodeAddresses(
+    { annotation: providedNodeIP(node), cloudAddresses, nodeAddresses: node.status?.addresses ?? [], allowDualStack },
+    phase,
+  );
+  switch (decision.kind) {
+    case 'noCloudAddresses':
+      return decision;
+    case 'invalid':
+      return { kind: 'invalid', annotation: decision.annotation, message: invalidNodeIPMessage(decision.annotation, decision.error) };
+    case 'ok':
+      return { kind: 'ok', addresses: decision.addresses, changed: !sameAddresses(node.status?.addresses, decision.addresses) };
   }
-  const annotation = providedNodeIP(node);
-  if (annotation !== undefined) {
-    try {
-      addresses = nodeAddressesFromNodeIP(annotation, addresses, { allowDualStack });
-    } catch (err) {
-      const detail = err instanceof Error ? err.message : String(err);
-      return { kind: 'invalid', annotation, message: `provided node IP ${JSON.stringify(annotation)} is not usable: ${detail}` };
-    }
-  }
-  return { kind: 'ok', addresses, changed: !sameAddresses(node.status?.addresses, addresses) };
 }
 
 export interface SkippedLabel {
   key: string;
   reason: string;
+}
+
+/** A cloud label the API server would refuse (bad key or value): left out, with a Warning event. */
+export interface RejectedLabel {
+  key: string;
+  value: string;
+  reason: string;
+}
+
+/** The CloudLabelInvalid event message for one label. */
+export function rejectedLabelMessage(label: RejectedLabel): string {
+  return `cloud label ${goQuote(label.key)}=${goQuote(label.value)} not applied (the API server would refuse it): ${label.reason}; the node is initialised without it`;
+}
+
+/** The ProviderIDMissing event message. */
+export function missingProviderIDMessage(nodeName: string): string {
+  return `cloud provider does not set node provider ID for node ${goQuote(nodeName)}; the node stays tainted until the provider reports one`;
 }
 
 /** What to write to initialise a tainted node. */
@@ -78,8 +104,10 @@ export interface InitWrite {
   labelsAfter: Record<string, string>;
   /** The node's taints after this write (the uninitialized taint removed). */
   taints: Taint[];
-  /** Cloud labels left out, with the reason (for the log). */
+  /** Cloud labels left out by rule (reserved key, already on the node), with the reason (for the log). */
   skippedLabels: SkippedLabel[];
+  /** Cloud labels left out because the API server would refuse them (a Warning event each). */
+  rejectedLabels: RejectedLabel[];
 }
 
 /** The node stays tainted: no write, a Warning event with this reason and message, retry later. */
@@ -93,19 +121,27 @@ export type InitPlan = InitWrite | InitBlocked;
 
 /** Plans the initialisation of a node that carries the uninitialized taint. */
 export function planInitialization(node: NodeObject, metadata: InstanceMetadata, allowDualStack: boolean): InitPlan {
-  const decision = decideAddresses(node, metadata.addresses, allowDualStack);
+  // Kubernetes checks the providerID first (kubernetes#123024): spec.providerID is set only here,
+  // so a node untainted without one would never get it.
+  if (!node.spec?.providerID && !metadata.providerID) {
+    return { kind: 'blocked', reason: EventReason.MissingProviderID, message: missingProviderIDMessage(node.metadata.name) };
+  }
+  const decision = decideAddresses(node, metadata.addresses, allowDualStack, 'initialize');
   if (decision.kind === 'invalid') {
     return { kind: 'blocked', reason: EventReason.InvalidNodeIP, message: decision.message };
   }
   const current = node.metadata.labels ?? {};
   const labels: Record<string, string> = {};
   const skippedLabels: SkippedLabel[] = [];
+  const rejectedLabels: RejectedLabel[] = [];
 
   const setTopology = (value: string | undefined, keys: readonly string[]): void => {
     if (value === undefined || value === '') return;
     for (const key of keys) {
+      // Deliberate deviation (README): Kubernetes writes the value and the node stays tainted on
+      // the API server's 422; here the label is left out, with a Warning, and the node initialised.
       const problem = labelValueProblem(key, value);
-      if (problem) skippedLabels.push({ key, reason: problem });
+      if (problem) rejectedLabels.push({ key, value, reason: problem });
       else if (current[key] !== value) labels[key] = value;
     }
   };
@@ -114,17 +150,18 @@ export function planInitialization(node: NodeObject, metadata: InstanceMetadata,
   setTopology(metadata.region, [LABEL_REGION, LABEL_REGION_BETA]);
 
   for (const [key, value] of Object.entries(metadata.labels ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
-    if (Object.prototype.hasOwnProperty.call(current, key) || Object.prototype.hasOwnProperty.call(labels, key)) {
-      skippedLabels.push({ key, reason: `label ${key} already exists on the node; not overwritten` });
+    // Reserved namespaces first, then keys already on the node: Kubernetes' order.
+    if (isReservedLabelKey(key)) {
+      skippedLabels.push({ key, reason: `label ${goQuote(key)} is in a reserved kubernetes.io/k8s.io namespace` });
       continue;
     }
-    if (isReservedLabelKey(key)) {
-      skippedLabels.push({ key, reason: `label ${key} is in a reserved kubernetes.io/k8s.io namespace` });
+    if (Object.prototype.hasOwnProperty.call(current, key) || Object.prototype.hasOwnProperty.call(labels, key)) {
+      skippedLabels.push({ key, reason: `label ${goQuote(key)} already exists on the node; not overwritten` });
       continue;
     }
     const problem = labelKeyProblem(key) ?? labelValueProblem(key, value);
     if (problem) {
-      skippedLabels.push({ key, reason: problem });
+      rejectedLabels.push({ key, value, reason: problem });
       continue;
     }
     labels[key] = value;
@@ -136,6 +173,7 @@ export function planInitialization(node: NodeObject, metadata: InstanceMetadata,
     labelsAfter: { ...current, ...labels },
     taints: taintsWithoutUninitialized(node),
     skippedLabels,
+    rejectedLabels,
   };
   if (decision.kind === 'ok' && decision.changed) plan.addresses = decision.addresses;
   if (!node.spec?.providerID && metadata.providerID) plan.providerID = metadata.providerID;
@@ -150,7 +188,7 @@ export type RefreshPlan =
   | { kind: 'warn'; reason: string; message: string };
 
 export function planAddressRefresh(node: NodeObject, metadata: InstanceMetadata, allowDualStack: boolean): RefreshPlan {
-  const decision = decideAddresses(node, metadata.addresses, allowDualStack);
+  const decision = decideAddresses(node, metadata.addresses, allowDualStack, 'refresh');
   switch (decision.kind) {
     case 'noCloudAddresses':
       return { kind: 'unchanged' };
