@@ -18,7 +18,7 @@ export interface HealthCheck {
 export type HealthEndpoint = 'livez' | 'readyz';
 
 export interface HealthServerOptions {
-  /** Address to bind, e.g. 127.0.0.1 or 0.0.0.0 (default 127.0.0.1). */
+  /** Address to bind, e.g. 127.0.0.1, or 0.0.0.0 / :: for every interface of both families (default 127.0.0.1). */
   address?: string;
   /** TCP port; 0 turns the server off; 'ephemeral' lets the OS pick (tests). */
   port: number | 'ephemeral';
@@ -87,9 +87,14 @@ export class HealthServer {
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`health port: must be 0..65535, got ${options.port}`);
     const s = new HealthServer(options);
     const address = options.address ?? '127.0.0.1';
+    // An unspecified address (0.0.0.0 or ::) means every interface of both families, as Kubernetes
+    // components' --bind-address does: listening without a host gives Node's dual-stack socket on
+    // :: (IPv4 arrives mapped), or 0.0.0.0 where the host has no IPv6.
+    const everyInterface = address === '0.0.0.0' || address === '::';
     await new Promise<void>((resolve, reject) => {
       s.#server.once('error', (err) => reject(new Error(`health server: cannot listen on ${address}:${port}: ${err.message}`, { cause: err })));
-      s.#server.listen(port, address, () => resolve());
+      if (everyInterface) s.#server.listen(port, () => resolve());
+      else s.#server.listen(port, address, () => resolve());
     });
     const a = s.#server.address() as AddressInfo;
     s.#url = `${options.tls ? 'https' : 'http'}://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;

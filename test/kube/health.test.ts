@@ -24,6 +24,21 @@ describe('HealthServer', () => {
     expect(await HealthServer.start({ port: 0, registry: new Registry() })).toBeUndefined();
   });
 
+  it('0.0.0.0 and :: listen on every interface of both families (as Kubernetes\' --bind-address); a specific address only there', async () => {
+    for (const address of ['0.0.0.0', '::']) {
+      const s = await HealthServer.start({ address, port: 'ephemeral', registry: new Registry() });
+      if (!s) throw new Error('expected a server');
+      servers.push(s);
+      const port = new URL(s.url).port;
+      expect([address, (await get(`http://127.0.0.1:${port}/healthz`))[0]]).toEqual([address, 200]);
+      expect([address, (await get(`http://[::1]:${port}/healthz`))[0]]).toEqual([address, 200]);
+    }
+    const only4 = await HealthServer.start({ address: '127.0.0.1', port: 'ephemeral', registry: new Registry() });
+    if (!only4) throw new Error('expected a server');
+    servers.push(only4);
+    await expect(fetch(`http://[::1]:${new URL(only4.url).port}/healthz`)).rejects.toThrow();
+  });
+
   it('rejects a bad port naming it', async () => {
     await expect(HealthServer.start({ port: 70000, registry: new Registry() })).rejects.toThrow('health port');
   });
