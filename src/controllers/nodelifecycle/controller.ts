@@ -94,7 +94,9 @@ export class CloudNodeLifecycleController {
         this.#metrics?.monitorDuration.observe(seconds);
         // Quiet when nothing happened: this runs every few seconds.
         const acted = stats.deleted + stats.tainted + stats.untainted + stats.failed + stats.unanswered > 0;
-        (acted ? this.#log.info.bind(this.#log) : this.#log.debug.bind(this.#log))({ ...stats, ms: this.#clock.now() - started }, 'node lifecycle pass done');
+        const fields = { ...stats, ms: this.#clock.now() - started };
+        if (acted) this.#log.info(fields, 'node lifecycle pass done');
+        else this.#log.debug(fields, 'node lifecycle pass done');
       })
       .catch((err: unknown) => this.#log.error({ err }, 'node lifecycle pass failed'))
       .finally(() => {
