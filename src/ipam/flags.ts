@@ -67,6 +67,17 @@ export function parseFlagsPool(input: FlagsInput): FlagsPool {
     throw new FlagsError('--node-cidr-mask-size: not allowed together with --node-cidr-mask-size-ipv4 or --node-cidr-mask-size-ipv6');
   } else if (generic !== undefined) {
     mask4 = mask6 = generic;
+  } else {
+    // kube-controller-manager refuses a family's mask flag when the single-stack cluster CIDR has
+    // no range of that family, rather than ignoring it (the operator meant something else).
+    const own = cidrs[0].family;
+    const other = own === 4 ? 6 : 4;
+    const stray = other === 4 ? v4 : v6;
+    if (stray !== undefined) {
+      throw new FlagsError(
+        `--node-cidr-mask-size-ipv${other}: ${stray} cannot apply to a single-stack IPv${own} cluster (--cluster-cidr ${cidrs[0].text} has no IPv${other} range); use --node-cidr-mask-size-ipv${own} or --node-cidr-mask-size`,
+      );
+    }
   }
   if (v4 !== undefined) mask4 = v4;
   if (v6 !== undefined) mask6 = v6;

@@ -164,6 +164,7 @@ describe('node-address-ccm plan', () => {
     [['--cluster-cidr', 'fd00::/32'], '--node-cidr-mask-size: /64 is more than 16 bits longer than the cluster CIDR fd00::/32'],
     [['--cluster-cidr', '10.0.0.0/8', '--service-cluster-ip-range', '10.96.0/12'], '--service-cluster-ip-range: invalid CIDR "10.96.0/12"'],
     [['--cluster-cidr', '10.0.0.0/8', '-o', 'yaml'], '--output "yaml": expected table or json'],
+    [['--cluster-cidr', 'fd00::/48', '--node-cidr-mask-size-ipv4', '24'], '--node-cidr-mask-size-ipv4: 24 cannot apply to a single-stack IPv6 cluster'],
     [[], 'no pools: give --clustercidrs-file, --cluster-cidr, or both'],
     [['--clustercidrs-file', '/nonexistent/pools.yaml'], '--clustercidrs-file /nonexistent/pools.yaml: ENOENT'],
   ])('usage error %j', async (args, msg) => {

@@ -21,6 +21,13 @@ describe('node-address-ccm run: flag errors exit 2', () => {
     [['run', '--cloud-provider', 'fake', '--allocate-node-cidrs'], /--cluster-cidr: required when --allocate-node-cidrs is true/],
     [['run', '--cloud-provider', 'fake', '--allocate-node-cidrs', '--cluster-cidr', '10.0.0.0/33'], /--cluster-cidr: /],
     [['run', '--cloud-provider', 'fake', '--allocate-node-cidrs', '--cluster-cidr=10.0.0.0/16', '--node-cidr-mask-size=8'], /--node-cidr-mask-size: 8 must be between/],
+    // As kube-controller-manager: a family's mask flag on a single-stack cluster of the other family.
+    [['run', '--cloud-provider', 'fake', '--allocate-node-cidrs', '--cluster-cidr', 'fd00::/48', '--node-cidr-mask-size-ipv4', '24'], /--node-cidr-mask-size-ipv4: 24 cannot apply to a single-stack IPv6 cluster/],
+    [['run', '--cloud-provider', 'fake', '--allocate-node-cidrs', '--cluster-cidr', '10.0.0.0/16', '--node-cidr-mask-size-ipv6', '64'], /--node-cidr-mask-size-ipv6: 64 cannot apply to a single-stack IPv4 cluster/],
+    [
+      ['run', '--cloud-provider', 'fake', '--allocate-node-cidrs', '--cidr-allocator-type', 'MultiCIDRRangeAllocator', '--cluster-cidr', 'fd00::/48', '--node-cidr-mask-size-ipv4', '24'],
+      /--node-cidr-mask-size-ipv4: 24 cannot apply to a single-stack IPv6 cluster/,
+    ],
     [['run', '--cloud-provider', 'fake', '--feature-gates', 'CloudDualStackNodeIPs=maybe'], /--feature-gates: invalid value/],
     [['run', '--cloud-provider', 'fake', '--log-level', 'loud'], /--log-level: unknown level "loud"/],
     [['run', '--cloud-provider', 'fake', '--no-such-flag'], /unknown option '--no-such-flag'/],

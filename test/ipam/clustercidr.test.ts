@@ -72,6 +72,9 @@ describe('flags pool (RangeAllocator rules)', () => {
       ],
     ],
     [{ clusterCIDR: 'fd00::/48', nodeCIDRMaskSize: 0 }, [['fd00::/48', 64]]],
+    // 0 means "not set", as in kube-controller-manager: no error for the other family's flag.
+    [{ clusterCIDR: 'fd00::/48', nodeCIDRMaskSizeIPv4: 0, nodeCIDRMaskSizeIPv6: 56 }, [['fd00::/48', 56]]],
+    [{ clusterCIDR: '10.0.0.0/8', nodeCIDRMaskSizeIPv4: 20 }, [['10.0.0.0/8', 20]]],
   ])('%j', (input, want) => {
     expect(parseFlagsPool(input).families.map((f) => [f.cidr.text, f.maskSize])).toEqual(want);
   });
@@ -88,6 +91,11 @@ describe('flags pool (RangeAllocator rules)', () => {
     [{ clusterCIDR: 'fd00::/16' }, '--node-cidr-mask-size: /64 is more than 16 bits longer than the cluster CIDR fd00::/16'],
     [{ clusterCIDR: '10.0.0.0/8,fd00::/32' }, '--node-cidr-mask-size-ipv6: /64 is more than 16 bits longer than the cluster CIDR fd00::/32'],
     [{ clusterCIDR: '10.0.0.0/8', nodeCIDRMaskSize: -1 }, '--node-cidr-mask-size: must be a non-negative integer, got -1'],
+    // kube-controller-manager: a family's mask flag on a single-stack cluster of the other family is an error.
+    [{ clusterCIDR: 'fd00::/48', nodeCIDRMaskSizeIPv4: 24 }, '--node-cidr-mask-size-ipv4: 24 cannot apply to a single-stack IPv6 cluster (--cluster-cidr fd00::/48 has no IPv4 range)'],
+    [{ clusterCIDR: '10.0.0.0/8', nodeCIDRMaskSizeIPv6: 64 }, '--node-cidr-mask-size-ipv6: 64 cannot apply to a single-stack IPv4 cluster (--cluster-cidr 10.0.0.0/8 has no IPv6 range)'],
+    [{ clusterCIDR: '10.0.0.0/8', nodeCIDRMaskSizeIPv4: 24, nodeCIDRMaskSizeIPv6: 64 }, '--node-cidr-mask-size-ipv6: 64 cannot apply to a single-stack IPv4 cluster'],
+    [{ clusterCIDR: 'fd00::/48', nodeCIDRMaskSizeIPv4: 24, nodeCIDRMaskSizeIPv6: 64 }, '--node-cidr-mask-size-ipv4: 24 cannot apply to a single-stack IPv6 cluster'],
   ])('rejects %j', (input, msg) => {
     expect(() => parseFlagsPool(input)).toThrow(FlagsError);
     expect(() => parseFlagsPool(input)).toThrow(msg);
