@@ -9,6 +9,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { FencedError, TransportError, apiErrorFromResponse, type TransportErrorKind } from './errors.js';
 import { resourcePath, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from './types.js';
 import { sleep } from '../util/sleep.js';
+import { linkSignals } from '../util/abort.js';
 import type { TokenBucket } from './token-bucket.js';
 
 function checkConfig(kc: KubeConfig, source: string): KubeConfig {
@@ -187,8 +188,11 @@ export class KubeClient {
   readonly writeTimeoutMs: number;
   readonly #userAgent: string;
   readonly #fieldManager: string;
-  #gate: WriteGate | undefined;
-  #agent: http.Agent | undefined;
+  readonly #options: KubeClientOptions;
+  /** Shared with every withSignal() view: the fencing check and the keep-alive connections. */
+  #shared: { gate: WriteGate | undefined; agent: http.Agent | undefined };
+  /** A view's signal: every request, watch and wait of this client ends when it aborts. */
+  #signal: AbortSignal | undefined;
   readonly #limiter: TokenBucket | undefined;
   readonly #onRateLimited: ((waitedMs: number, method: string) => void) | undefined;
   readonly #onRequest: KubeClientOptions['onRequest'];
@@ -201,7 +205,8 @@ export class KubeClient {
     for (const [field, v] of [['readTimeoutMs', this.#readTimeoutMs], ['writeTimeoutMs', this.writeTimeoutMs]] as const) {
       if (!Number.isFinite(v) || v <= 0) throw new Error(`${field}: must be a positive number of ms, got ${v}`);
     }
-    this.#gate = options.writeGate;
+    this.#options = options;
+    this.#shared = { gate: options.writeGate, agent: undefined };
     this.#limiter = options.rateLimiter;
     this.#onRateLimited = options.onRateLimited;
     this.#onRequest = options.onRequest;
@@ -215,15 +220,27 @@ export class KubeClient {
     return this.#kc.getCurrentCluster()?.server ?? '';
   }
 
-  /** Installs (or removes) the fencing check run before every write. */
+  /** Installs (or removes) the fencing check run before every write (this client and its views). */
   setWriteGate(gate: WriteGate | undefined): void {
-    this.#gate = gate;
+    this.#shared.gate = gate;
+  }
+
+  /**
+   * A view of this client whose every request, watch, rate-limiter wait and 429 wait also ends
+   * when `signal` aborts: the client of one leadership term, so that ending the term cancels
+   * everything it had in flight. Connections, rate limiter, write gate and metrics are shared.
+   */
+  withSignal(signal: AbortSignal): KubeClient {
+    const view = new KubeClient(this.#kc, this.#options);
+    view.#shared = this.#shared;
+    view.#signal = linkSignals(this.#signal, signal).signal;
+    return view;
   }
 
   /** Closes idle keep-alive connections. In-flight requests are not affected. */
   close(): void {
-    this.#agent?.destroy();
-    this.#agent = undefined;
+    this.#shared.agent?.destroy();
+    this.#shared.agent = undefined;
   }
 
   async #connection(): Promise<Connection> {
@@ -237,14 +254,14 @@ export class KubeClient {
     if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     const cluster = this.#kc.getCurrentCluster();
     const base = new URL(cluster?.server ?? '');
-    if (!this.#agent) {
+    if (!this.#shared.agent) {
       if (cluster?.proxyUrl) {
-        this.#agent = opts.agent as http.Agent;
+        this.#shared.agent = opts.agent as http.Agent;
       } else if (base.protocol === 'http:') {
-        this.#agent = new http.Agent({ keepAlive: true });
+        this.#shared.agent = new http.Agent({ keepAlive: true });
       } else {
         // client-node builds a fresh non-keep-alive agent per call; reuse one with keep-alive instead.
-        this.#agent = new https.Agent({
+        this.#shared.agent = new https.Agent({
           keepAlive: true,
           ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase,
           servername: opts.servername,
@@ -252,7 +269,7 @@ export class KubeClient {
         });
       }
     }
-    return { base, headers, agent: this.#agent };
+    return { base, headers, agent: this.#shared.agent };
   }
 
   #url(base: URL, path: string, query: RequestOptions['query']): URL {
@@ -264,6 +281,15 @@ export class KubeClient {
 
   /** Sends one request and returns the parsed JSON body. Throws ApiError, TransportError or FencedError. */
   async request<T>(req: RequestOptions): Promise<T> {
+    const { signal, unlink } = linkSignals(req.signal, this.#signal);
+    try {
+      return await this.#request<T>(signal ? { ...req, signal } : req);
+    } finally {
+      unlink();
+    }
+  }
+
+  async #request<T>(req: RequestOptions): Promise<T> {
     const isWrite = req.method !== 'GET';
     const query = isWrite && req.method !== 'DELETE' ? { fieldManager: this.#fieldManager, ...req.query } : req.query;
     let text: string;
@@ -271,8 +297,9 @@ export class KubeClient {
       await this.#throttle(req);
       // The write gate is asked right before each send: a retry must not outlive the lease either.
       let timeoutMs = req.timeoutMs ?? (isWrite ? this.writeTimeoutMs : this.#readTimeoutMs);
-      if (isWrite && this.#gate && !req.ungated) {
-        const left = this.#gate();
+      const gate = this.#shared.gate;
+      if (isWrite && gate && !req.ungated) {
+        const left = gate();
         if (typeof left === 'number') {
           if (left <= 0) throw new FencedError(`${req.method} ${req.path}: write deadline passed`);
           timeoutMs = Math.min(timeoutMs, left);
@@ -402,7 +429,16 @@ export class KubeClient {
    * Opens a watch and yields its events until the server ends it, the signal aborts (returns
    * quietly) or the connection breaks (throws TransportError). A non-2xx answer throws ApiError.
    */
-  async *watch<T>(path: string, query: Record<string, string | number | boolean | undefined>, signal?: AbortSignal): AsyncGenerator<WatchEvent<T>> {
+  async *watch<T>(path: string, query: Record<string, string | number | boolean | undefined>, callerSignal?: AbortSignal): AsyncGenerator<WatchEvent<T>> {
+    const { signal, unlink } = linkSignals(callerSignal, this.#signal);
+    try {
+      yield* this.#watch<T>(path, query, signal);
+    } finally {
+      unlink();
+    }
+  }
+
+  async *#watch<T>(path: string, query: Record<string, string | number | boolean | undefined>, signal: AbortSignal | undefined): AsyncGenerator<WatchEvent<T>> {
     await this.#throttle({ method: 'GET', path, ...(signal ? { signal } : {}) });
     const { res, body, cancel } = await this.#send('GET', path, { ...query, watch: true }, undefined, undefined, this.#readTimeoutMs, signal, true);
     if (body !== undefined) {

@@ -18,6 +18,12 @@ export interface LeaderCallbacks {
   onNewLeader?(identity: string): void;
 }
 
+/** Told when this process starts and stops holding the lease, and each Lease it reads (leader-metrics.ts). */
+export interface LeaderMetrics {
+  leading(on: boolean): void;
+  observedTransitions(n: number): void;
+}
+
 export interface LeaderElectionOptions {
   client: KubeClient;
   namespace: string;
@@ -32,6 +38,7 @@ export interface LeaderElectionOptions {
   /** Wait after acquiring before controllers start (default: the client's write timeout). */
   takeoverDelayMs?: number;
   callbacks: LeaderCallbacks;
+  metrics?: LeaderMetrics;
   clock?: Clock;
   logger?: Logger;
   random?: () => number;
@@ -136,6 +143,7 @@ export class LeaderElector {
 
   async #lead(signal: AbortSignal): Promise<LeadershipEnd> {
     this.#leading = true;
+    this.#o.metrics?.leading(true);
     const leaderAbort = new AbortController();
     this.#leaderAbort = leaderAbort;
     this.#armDeadline();
@@ -183,6 +191,7 @@ export class LeaderElector {
   /** Closes the write gate and stops the controllers, once. */
   #stepDown(): void {
     this.#leading = false;
+    this.#o.metrics?.leading(false);
     this.#deadlineTimer?.cancel();
     this.#leaderAbort?.abort();
     if (!this.#stoppedCalled) {
@@ -211,6 +220,7 @@ export class LeaderElector {
   #observe(lease: LeaseObject): void {
     const spec = lease.spec ?? {};
     const key = JSON.stringify([spec.holderIdentity ?? '', spec.leaseDurationSeconds, spec.acquireTime, spec.renewTime, spec.leaseTransitions]);
+    this.#o.metrics?.observedTransitions(spec.leaseTransitions ?? 0);
     // Expiry is judged by when *we* saw the record change, not by its renewTime: clocks differ.
     if (key !== this.#observedKey) {
       this.#observedKey = key;

@@ -9,6 +9,7 @@ import { ApiError, isGone } from './errors.js';
 import { Backoff, type BackoffOptions } from './ratelimit.js';
 import type { KubeObject, ResourceType, Status } from './types.js';
 import { silentLogger, type Logger } from '../log.js';
+import { abortReason } from '../util/abort.js';
 
 export interface DeleteInfo {
   /** The delete was inferred from a relist, so the object's final state is unknown. */
@@ -167,12 +168,23 @@ export class Watcher<T extends KubeObject> {
 
   /**
    * Lists again from the API server (a consistent read) and resolves once the cache matches it.
-   * A new leader uses this so decisions see every write made by the previous one.
+   * A new leader uses this so decisions see every write made by the previous one. Aborting
+   * `signal` gives up waiting (rejects with its reason); the watcher itself keeps running.
    */
-  relist(reason = 'requested'): Promise<void> {
+  relist(reason = 'requested', signal?: AbortSignal): Promise<void> {
     if (this.#stopped) return Promise.reject(new WatcherStoppedError('watcher stopped'));
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<void>((resolve, reject) => {
-      this.#relistWaiters.push({ resolve, reject });
+      const onAbort = (): void => {
+        this.#relistWaiters = this.#relistWaiters.filter((w) => w !== waiter);
+        reject(abortReason(signal as AbortSignal));
+      };
+      const waiter = {
+        resolve: () => { signal?.removeEventListener('abort', onAbort); resolve(); },
+        reject: (err: Error) => { signal?.removeEventListener('abort', onAbort); reject(err); },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#relistWaiters.push(waiter);
       this.#scheduleRelist(reason);
       this.#watchAbort?.abort();
       this.#wake();

@@ -153,6 +153,29 @@ describe('LeaderElector against the API server double', () => {
     expect(err).toBeInstanceOf(FencedError);
   });
 
+  it('tells its metrics when it starts and stops holding the lease, and the transitions of every lease read', async () => {
+    await server();
+    const seen = (): { leading: boolean[]; transitions: number[] } => ({ leading: [], transitions: [] });
+    const am = seen();
+    const bm = seen();
+    const metrics = (m: ReturnType<typeof seen>) => ({ leading: (on: boolean) => m.leading.push(on), observedTransitions: (n: number) => m.transitions.push(n) });
+    const a = candidate('a', { releaseOnCancel: true, metrics: metrics(am) });
+    await until(() => a.log.includes('started'), 'a leading');
+    const b = candidate('b', { metrics: metrics(bm) });
+    await until(() => bm.transitions.length > 0, 'b reads the lease');
+    expect(am.leading).toEqual([true]);
+    expect(bm.leading).toEqual([]);
+    a.ac.abort();
+    expect(await a.result).toBe('cancelled');
+    expect(am.leading).toEqual([true, false]);
+    await until(() => b.log.includes('started'), 'b leading');
+    expect(bm.leading).toEqual([true]);
+    expect(new Set(am.transitions)).toEqual(new Set([0]));
+    // b read a's record (0), then wrote its own (1).
+    expect(bm.transitions[0]).toBe(0);
+    expect(bm.transitions.at(-1)).toBe(1);
+  });
+
   it('a successor waits for the lease to expire when the old leader vanished, then increments transitions', async () => {
     await server();
     const a = candidate('a');
