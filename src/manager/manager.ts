@@ -22,6 +22,8 @@ import { parseCIDRList } from '../ipam/cidr.js';
 import { featureGateWarnings, parseFeatureGates } from '../featuregates/index.js';
 import { KubeClient, loadKubeConfig } from '../kube/client.js';
 import { LeaderElector } from '../kube/leader.js';
+import { leaderElectionMetrics } from '../kube/leader-metrics.js';
+import { abortable } from '../util/abort.js';
 import { NODES, type KubeObject } from '../kube/types.js';
 import { slimNode } from '../controllers/node-transform.js';
 import { TokenBucket } from '../kube/token-bucket.js';
@@ -59,6 +61,8 @@ export interface ManagerDeps {
   eventRate?: { qps: number; burst: number } | null;
   /** What the node cache keeps of each Node (default slimNode: only what the controllers read). */
   nodeTransform?: <T extends NodeObject>(node: T) => T;
+  /** Called the moment leadership is lost (not on a release): the process should exit 1 soon. */
+  onLeadershipLost?: () => void;
 }
 
 export type ManagerExit = 'cancelled' | 'lost';
@@ -95,6 +99,8 @@ export class ControllerManager {
   #flagsPool: FlagsPool | undefined;
   #audit: AuditLoop | undefined;
   #stopping: Promise<void> | undefined;
+  /** Shutdown steps under way, by name, with when each began (pending()). */
+  readonly #pending = new Map<string, number>();
 
   /** Throws (FeatureGateError, FlagsError, …) on option values only checkable with the libraries. */
   constructor(options: RunOptions, deps: ManagerDeps = {}) {
@@ -176,6 +182,22 @@ export class ControllerManager {
     return undefined;
   }
 
+  /** What run() is still waiting for (a stuck shutdown's log line and /livez), oldest first. */
+  pending(): string[] {
+    const now = Date.now();
+    return [...this.#pending].map(([what, since]) => `${what} (${((now - since) / 1000).toFixed(1)} s)`);
+  }
+
+  /** `p`, named in pending() until it settles. */
+  async #track<T>(what: string, p: Promise<T>): Promise<T> {
+    this.#pending.set(what, Date.now());
+    try {
+      return await p;
+    } finally {
+      this.#pending.delete(what);
+    }
+  }
+
   /** The running controllers (for simulate's progress display and tests). */
   controllers(): { cloudNode?: CloudNodeController; ipam?: NodeIPAMController; lifecycle?: CloudNodeLifecycleController } {
     return {
@@ -217,19 +239,20 @@ export class ControllerManager {
     try {
       if (!this.#o.leaderElection.enabled) {
         try {
-          await this.#startControllers(signal);
+          await this.#track('controller start-up', this.#startControllers(signal));
         } catch (err) {
           // What did start (pool watches, workers) stops before the error ends the process.
-          await this.#stopControllers();
+          await this.#track('stopping the controllers', this.#stopControllers());
+          if (signal.aborted) return 'cancelled';
           throw err;
         }
         await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
-        await this.#stopControllers();
+        await this.#track('stopping the controllers', this.#stopControllers());
         return 'cancelled';
       }
       const le = this.#o.leaderElection;
-      // A graceful stop drains the queues and flushes events while still leading (the gate stays
-      // open as long as renewals succeed), then releases the lease.
+      // SIGTERM ends the term's work first (start-up, in-flight calls), stops the controllers while
+      // still leading, then releases the lease.
       const electorAbort = new AbortController();
       // Controllers that cannot start (a CRD not served, a bad pool) end the term: the lease is
       // released for a replica that may do better and the process exits non-zero, rather than
@@ -245,16 +268,21 @@ export class ControllerManager {
         retryPeriodMs: le.retryPeriodMs,
         releaseOnCancel: true,
         logger: this.#log,
+        metrics: leaderElectionMetrics(this.registry, le.name),
         callbacks: {
           onStartedLeading: (leaderSignal) => {
-            this.#running = this.#startControllers(leaderSignal).catch((err: unknown) => {
+            // One signal per term: it aborts when leadership ends or the process is told to stop.
+            const term = AbortSignal.any([leaderSignal, signal]);
+            this.#running = this.#startControllers(term).catch((err: unknown) => {
+              if (term.aborted) return;
               this.#log.error({ err }, 'controllers failed to start: releasing the lease and exiting');
               startError ??= { err };
               electorAbort.abort();
             });
           },
           onStoppedLeading: () => {
-            // Writes are already fenced by the gate; stop the loops now.
+            if (!electorAbort.signal.aborted && !signal.aborted) this.#deps.onLeadershipLost?.();
+            // Writes are already fenced by the gate and the term's calls aborted; stop the loops now.
             void this.#stopControllers();
           },
         },
@@ -262,22 +290,22 @@ export class ControllerManager {
       this.client.setWriteGate(this.#elector.writeGate);
       const onAbort = (): void => {
         void (async () => {
-          await this.#running;
-          await this.#stopControllers();
+          await this.#track('controller start-up', this.#running ?? Promise.resolve());
+          await this.#track('stopping the controllers', this.#stopControllers());
           electorAbort.abort();
         })();
       };
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
-      const end = await this.#elector.run(electorAbort.signal);
+      const end = await this.#track('leader election (lease release)', this.#elector.run(electorAbort.signal));
       signal.removeEventListener('abort', onAbort);
-      await this.#running;
-      await this.#stopControllers();
+      await this.#track('controller start-up', this.#running ?? Promise.resolve());
+      await this.#track('stopping the controllers', this.#stopControllers());
       if (startError) throw startError.err;
       return end;
     } finally {
-      await this.watcher.stop();
-      await this.#provider?.close?.();
+      await this.#track('stopping the node watch', this.watcher.stop());
+      await this.#track('closing the cloud provider', Promise.resolve(this.#provider?.close?.()));
       this.client.close();
     }
   }
@@ -286,21 +314,22 @@ export class ControllerManager {
     if (signal.aborted) return;
     this.#leading = true;
     this.#log.info({ identity: this.identity, controllers: [...this.#o.controllers] }, 'starting controllers');
+    // The term's client: ending the term aborts every call the controllers have in flight or queued.
+    const client = this.client.withSignal(signal);
     const nodes = nodeCacheFromWatcher(this.watcher);
-    const writer = nodeWriterFromClient(this.client);
+    const writer = nodeWriterFromClient(client);
     const events = createNodeEventSink(this.client, { component: COMPONENT, host: this.identity, logger: this.#log, ...(this.#deps.eventRate !== undefined ? { rate: this.#deps.eventRate } : {}) });
     this.#events = events;
-    await this.watcher.synced;
+    await abortable(this.watcher.synced, signal);
     const mode = this.#o.ipam.cidrAllocatorType;
     if (this.#o.controllers.has('node-ipam') && this.#o.ipam.allocateNodeCIDRs) {
-      const { sources, serviceCIDRs } = this.#ipamSources();
-      const client = this.client;
+      const { sources, serviceCIDRs } = this.#ipamSources(client);
       this.#ipam = new NodeIPAMController({
         nodes, writer, events, sources,
         objectEvents: (ref, type, reason, message) => events.recorder.event({ ...ref, uid: ref.uid ?? ref.name }, type, reason, message),
         ...(mode === 'CloudAllocator' && this.#provider ? {
           cloud: {
-            ranges: cloudRangesFromProvider(this.#provider, { registry: this.registry }),
+            ranges: cloudRangesFromProvider(this.#provider, { registry: this.registry, signal }),
             serviceRanges: () => serviceCIDRs?.serviceRanges().flatMap((r) => r.cidrs) ?? [],
             patchStatus: (name: string, patch: unknown) => client.patch(NODES, name, patch, 'strategic', { subresource: 'status' }),
           },
@@ -310,13 +339,13 @@ export class ControllerManager {
         // With leader election the elector already waited one write timeout before starting us
         // (its takeover delay); the IPAM loop still re-lists before it allocates.
         fenceMs: 0,
-        relist: () => this.watcher.relist('starting node IPAM'),
+        relist: (relistSignal) => this.watcher.relist('starting node IPAM', relistSignal),
         workers: this.#o.concurrentNodeSyncs,
         registry: this.registry,
         logger: this.#log,
       });
       const ipamCtl = this.#ipam;
-      await ipamCtl.start();
+      await ipamCtl.start(signal);
       // Leadership ended while the allocator loaded: #stopControllers already ran.
       if (signal.aborted) return;
       this.#audit = new AuditLoop({
@@ -368,15 +397,15 @@ export class ControllerManager {
   }
 
   /** The pool sources of one leadership term, by --cidr-allocator-type. */
-  #ipamSources(): { sources: PoolSource[]; serviceCIDRs?: ServiceCIDRSource } {
+  #ipamSources(client: KubeClient): { sources: PoolSource[]; serviceCIDRs?: ServiceCIDRSource } {
     const ipam = this.#o.ipam;
     if (ipam.cidrAllocatorType === 'RangeAllocator') return { sources: this.#sources };
     const serviceCIDRs = new ServiceCIDRSource({
-      client: this.client, registry: this.registry, watchStaleAfterMs: this.#deps.watchStaleAfterMs ?? 90_000,
+      client, registry: this.registry, watchStaleAfterMs: this.#deps.watchStaleAfterMs ?? 90_000,
       ...(ipam.serviceClusterIPRange !== undefined ? { serviceClusterIPRange: ipam.serviceClusterIPRange } : {}),
     });
     if (ipam.cidrAllocatorType === 'MultiCIDRRangeAllocator') {
-      const clusterCIDRs = new ClusterCIDRSource({ client: this.client, watchStaleAfterMs: this.#deps.watchStaleAfterMs ?? 90_000, ...(this.#flagsPool ? { flags: this.#flagsPool } : {}) });
+      const clusterCIDRs = new ClusterCIDRSource({ client, watchStaleAfterMs: this.#deps.watchStaleAfterMs ?? 90_000, ...(this.#flagsPool ? { flags: this.#flagsPool } : {}) });
       return { sources: [clusterCIDRs, serviceCIDRs], serviceCIDRs };
     }
     // CloudAllocator: the flags pool (if any) only so a cloud range clashing with it is reported.

@@ -133,6 +133,7 @@ export interface RawRunFlags {
   tlsPrivateKeyFile?: string;
   authorizationAlwaysAllowPaths?: string;
   insecurePlainHttp?: string | boolean;
+  shutdownGracePeriod?: string;
   logLevel?: string;
 }
 
@@ -174,6 +175,8 @@ export interface RunOptions {
   /** 0 turns the health/metrics server off. */
   securePort: number;
   serving: ServingOptions;
+  /** After SIGTERM/SIGINT the process exits 0 within this long, whatever is still pending. */
+  shutdownGracePeriodMs: number;
   logLevel: string;
 }
 
@@ -206,6 +209,7 @@ export const RUN_DEFAULTS = {
   bindAddress: '127.0.0.1',
   securePort: '10268',
   authorizationAlwaysAllowPaths: '/healthz,/readyz,/livez',
+  shutdownGracePeriod: '10s',
   logLevel: 'info',
 } as const;
 
@@ -323,6 +327,8 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
   if (!isIPAddress(bindAddress)) fail(`--bind-address: "${bindAddress}" is not an IP address`);
   const securePort = parseIntFlag('--secure-port', raw.securePort ?? RUN_DEFAULTS.securePort, 0, 65535);
   const serving = resolveServing(raw);
+  const shutdownGracePeriodMs = parseGoDuration('--shutdown-grace-period', raw.shutdownGracePeriod ?? RUN_DEFAULTS.shutdownGracePeriod);
+  if (!(shutdownGracePeriodMs > 0)) fail(`--shutdown-grace-period: must be positive, got "${raw.shutdownGracePeriod}"`);
 
   const options: RunOptions = {
     featureGates: raw.featureGates ?? '',
@@ -336,6 +342,7 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
     bindAddress,
     securePort,
     serving,
+    shutdownGracePeriodMs,
     logLevel: raw.logLevel ?? RUN_DEFAULTS.logLevel,
   };
   if (raw.kubeconfig !== undefined) {

@@ -18,6 +18,14 @@ export function buildManager(options: RunOptions, deps: ManagerDeps): Controller
   }
 }
 
+/**
+ * A replica that lost the lease exits 1 this soon after, whatever is still pending: the README
+ * promises 2 s, and a deposed replica must not linger beside the new leader.
+ */
+export const LOST_EXIT_MS = 1500;
+/** /livez fails once a shutdown has been under way this long with work still pending. */
+export const SHUTDOWN_STUCK_MS = 2000;
+
 export interface RunningProcess {
   manager: ControllerManager;
   health: HealthServer | undefined;
@@ -26,9 +34,32 @@ export interface RunningProcess {
   stop(): void;
 }
 
-/** Starts the manager and its health server; SIGTERM/SIGINT stop it and release the lease. */
+/**
+ * Starts the manager and its health server; SIGTERM/SIGINT stop it and release the lease. `done`
+ * resolves 0 within --shutdown-grace-period of SIGTERM and 1 within LOST_EXIT_MS of a lost lease,
+ * even if the manager is still waiting for something (then named in a log line): the caller exits.
+ */
 export async function startProcess(options: RunOptions, logger: Logger, deps: ManagerDeps = {}, signals = true): Promise<RunningProcess> {
-  const manager = buildManager(options, { logger, ...deps });
+  // When the process began to stop (SIGTERM, SIGINT, a lost lease), and the deadline that ends it.
+  let stoppingSince: number | undefined;
+  let deadline: NodeJS.Timeout | undefined;
+  let forceExit!: (code: number) => void;
+  const forced = new Promise<number>((resolve) => (forceExit = resolve));
+  const manager: ControllerManager = buildManager(options, {
+    logger, ...deps,
+    onLeadershipLost: () => {
+      deps.onLeadershipLost?.();
+      stopWithin(LOST_EXIT_MS, 1, 'leader election lost');
+    },
+  });
+  function stopWithin(ms: number, code: number, why: string): void {
+    stoppingSince ??= Date.now();
+    if (deadline) return;
+    deadline = setTimeout(() => {
+      (code === 0 ? logger.warn : logger.error).call(logger, { why, waitedMs: ms, pending: manager.pending() }, `still stopping after ${ms} ms: exiting ${code} with work pending`);
+      forceExit(code);
+    }, ms);
+  }
   try {
     // An unknown --cloud-provider or an unusable --cloud-config is a usage error (exit 2).
     await manager.loadProvider();
@@ -54,7 +85,16 @@ export async function startProcess(options: RunOptions, logger: Logger, deps: Ma
     port: options.securePort,
     registry: manager.registry,
     logger,
-    livez: [{ name: 'controllers', check: () => manager.notLiveReason() }],
+    livez: [
+      { name: 'controllers', check: () => manager.notLiveReason() },
+      {
+        name: 'shutdown',
+        check: () => {
+          if (stoppingSince === undefined || Date.now() - stoppingSince < SHUTDOWN_STUCK_MS) return undefined;
+          return `shutting down for ${((Date.now() - stoppingSince) / 1000).toFixed(1)} s; pending: ${manager.pending().join(', ') || 'nothing named'}`;
+        },
+      },
+    ],
     readyz: [{ name: 'connected', check: () => manager.notReadyReason() }],
   });
   if (health) {
@@ -62,15 +102,18 @@ export async function startProcess(options: RunOptions, logger: Logger, deps: Ma
       serving.tls ? 'serving /metrics (TokenReview + SubjectAccessReview), /livez, /readyz, /healthz over HTTPS' : 'serving /metrics, /livez, /readyz, /healthz over plain HTTP (--insecure-plain-http): no authentication');
   }
   const abort = new AbortController();
-  const onSignal = (sig: NodeJS.Signals): void => {
-    logger.info({ signal: sig }, 'shutting down');
+  const shutDown = (cause: string, fields: object): void => {
+    if (abort.signal.aborted) return;
+    logger.info({ ...fields, gracePeriodMs: options.shutdownGracePeriodMs }, 'shutting down');
+    stopWithin(options.shutdownGracePeriodMs, 0, `${cause}: --shutdown-grace-period`);
     abort.abort();
   };
+  const onSignal = (sig: NodeJS.Signals): void => shutDown(sig, { signal: sig });
   if (signals) {
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
   }
-  const done = manager.run(abort.signal).then(
+  const run = manager.run(abort.signal).then(
     (end) => {
       if (end === 'lost') logger.error('leader election lost: exiting');
       return end === 'lost' ? 1 : 0;
@@ -79,10 +122,12 @@ export async function startProcess(options: RunOptions, logger: Logger, deps: Ma
       logger.error({ err }, 'controller manager failed');
       return 1;
     },
-  ).finally(async () => {
+  );
+  const done = Promise.race([run, forced]).finally(async () => {
+    clearTimeout(deadline);
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
     await health?.close();
   });
-  return { manager, health, done, stop: () => abort.abort() };
+  return { manager, health, done, stop: () => shutDown('stop()', {}) };
 }

@@ -39,6 +39,7 @@ export function addRunFlags(cmd: Command): Command {
     .option('--tls-private-key-file <path>', 'PEM private key of --tls-cert-file')
     .option('--authorization-always-allow-paths <paths>', 'paths served without authentication or authorization (a trailing * matches a prefix)', RUN_DEFAULTS.authorizationAlwaysAllowPaths)
     .option('--insecure-plain-http [bool]', 'serve --secure-port over plain HTTP with no authentication (sandboxes and tests only)')
+    .option('--shutdown-grace-period <duration>', 'after SIGTERM/SIGINT, exit 0 within this long even if work is still pending', RUN_DEFAULTS.shutdownGracePeriod)
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', RUN_DEFAULTS.logLevel);
 }
 
@@ -65,6 +66,7 @@ export function register(program: Command): void {
       throw new UsageError((err as Error).message);
     }
     const proc = await startProcess(options, logger);
-    process.exitCode = await proc.done;
+    // Exits at once: a shutdown that gave up at its deadline may leave calls or timers behind.
+    process.exit(await proc.done);
   });
 }

@@ -28,9 +28,9 @@ export interface CloudRanges {
 /**
  * The provider's InstanceMetadata.podCIDRs, one provider call per batch of nodes. With a registry
  * the calls count in the cloud-call metrics the cloud node controller uses
- * (cloudprovider_requests_total, …_duration_seconds).
+ * (cloudprovider_requests_total, …_duration_seconds). `signal` (the leadership term) cancels calls in flight.
  */
-export function cloudRangesFromProvider(provider: CloudProvider, options: { registry?: Registry; clock?: Clock } = {}): CloudRanges {
+export function cloudRangesFromProvider(provider: CloudProvider, options: { registry?: Registry; clock?: Clock; signal?: AbortSignal } = {}): CloudRanges {
   const metrics = options.registry ? cloudNodeMetrics(options.registry) : undefined;
   const clock = options.clock ?? realClock;
   const labels = { provider: provider.name, operation: 'instancesMetadata' };
@@ -42,7 +42,7 @@ export function cloudRangesFromProvider(provider: CloudProvider, options: { regi
       let answers;
       const started = clock.now();
       try {
-        answers = await provider.instancesMetadata(refs);
+        answers = await provider.instancesMetadata(refs, options.signal);
         const partial = refs.some((r) => (answers!.get(r.name)?.kind ?? 'error') === 'error');
         metrics?.cloudCalls.inc({ ...labels, result: partial ? 'partial' : 'success' });
       } catch (err) {

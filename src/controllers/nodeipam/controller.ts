@@ -13,6 +13,7 @@ import { runBatchWorkers, runWorkers, WorkQueue, type BatchResult, type WorkerPo
 import { silentLogger, type Logger } from '../../log.js';
 import { forEachChunked } from '../../util/yield.js';
 import { forEachLimited } from '../../util/limit.js';
+import { abortable } from '../../util/abort.js';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../node.js';
 import type { NodeCache, NodeEventSink, NodeWriter } from '../seams.js';
 import type { PodCIDRClaimRequest, PodCIDRClaimResult, PodCIDRClaims } from './claims.js';
@@ -46,8 +47,8 @@ export interface NodeIPAMControllerOptions {
    * has landed or failed, followed by `relist`.
    */
   fenceMs: number;
-  /** A consistent re-list of the node cache (the watcher's relist). */
-  relist: () => Promise<void>;
+  /** A consistent re-list of the node cache (the watcher's relist); gives up when `signal` aborts. */
+  relist: (signal?: AbortSignal) => Promise<void>;
   workers?: number;
   conflictRetries?: number;
   registry?: Registry;
@@ -103,13 +104,17 @@ export class NodeIPAMController implements PodCIDRClaims {
     return this.#pool?.alive() ?? 0;
   }
 
-  /** Loads pools, waits out the fence, re-lists, records existing blocks, then starts workers. */
-  start(): Promise<void> {
-    this.#readyPromise ??= this.#start();
+  /**
+   * Loads pools, waits out the fence, re-lists, records existing blocks, then starts workers.
+   * Aborting `signal` (the leadership term) ends every wait at once: the promise rejects with its
+   * reason and no worker starts.
+   */
+  start(signal?: AbortSignal): Promise<void> {
+    this.#readyPromise ??= this.#start(signal);
     return this.#readyPromise;
   }
 
-  async #start(): Promise<void> {
+  async #start(signal: AbortSignal | undefined): Promise<void> {
     const hooks: PoolSourceHooks = {
       poolsChanged: () => this.#retryWaiting('a pool was added'),
       nodeEvent: (name, type, reason, message) => {
@@ -118,13 +123,14 @@ export class NodeIPAMController implements PodCIDRClaims {
       },
       objectEvent: (ref, type, reason, message) => this.#o.objectEvents?.(ref, type, reason, message),
     };
-    for (const s of this.#o.sources) await s.start(this.allocator, this.#log, hooks);
+    for (const s of this.#o.sources) await abortable(s.start(this.allocator, this.#log, hooks), signal);
     if (this.#o.fenceMs > 0) {
       this.#log.info({ fenceMs: this.#o.fenceMs }, 'waiting one write timeout before allocating (leadership fence)');
-      await new Promise<void>((resolve) => this.#clock.setTimer(resolve, this.#o.fenceMs));
+      await abortable(new Promise<void>((resolve) => this.#clock.setTimer(resolve, this.#o.fenceMs)), signal);
     }
     if (this.#stopped) return;
-    await this.#o.relist();
+    await this.#o.relist(signal);
+    signal?.throwIfAborted();
     let restored = 0;
     // Oldest first: when two nodes claim one block, the node that had it first keeps it and the
     // newcomer gets the PodCIDRConflict Warning, whatever order the cache lists them in.
@@ -133,6 +139,7 @@ export class NodeIPAMController implements PodCIDRClaims {
     await forEachChunked(order, (node) => {
       if (this.#occupy(node)) restored++;
     });
+    signal?.throwIfAborted();
     // A node deleted between two chunks had no handler yet to release it.
     for (const { metadata } of order) if (!this.#o.nodes.get(metadata.name)) this.#releaseBlocks(metadata.name, 'the node was deleted during the restore');
     for (const s of this.#o.sources) s.nodesRestored?.();
