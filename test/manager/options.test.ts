@@ -133,6 +133,12 @@ describe('resolveRunOptions', () => {
     expect(resolveRunOptions({ ...base, authorizationAlwaysAllowPaths: '' }).serving.alwaysAllowPaths).toEqual([]);
   });
 
+  it('--shutdown-grace-period: 10 s by default, Go durations', () => {
+    expect(resolveRunOptions(base).shutdownGracePeriodMs).toBe(10_000);
+    expect(resolveRunOptions({ ...base, shutdownGracePeriod: '1m30s' }).shutdownGracePeriodMs).toBe(90_000);
+    expect(resolveRunOptions({ ...base, shutdownGracePeriod: '1500ms' }).shutdownGracePeriodMs).toBe(1500);
+  });
+
   it('leader election off skips its timing checks', () => {
     const o = resolveRunOptions({ ...base, leaderElect: 'false', leaderElectLeaseDuration: '1s' });
     expect(o.leaderElection.enabled).toBe(false);
@@ -164,6 +170,9 @@ describe('resolveRunOptions', () => {
     [{ ...base, authorizationAlwaysAllowPaths: 'healthz' }, /--authorization-always-allow-paths: "healthz" is not an absolute path/],
     [{ ...base, authorizationAlwaysAllowPaths: '/a*b' }, /--authorization-always-allow-paths: "\/a\*b": \* is only allowed as the last character/],
     [{ ...base, leaderElect: 'maybe' }, /--leader-elect: invalid boolean "maybe"/],
+    [{ ...base, shutdownGracePeriod: '0' }, /--shutdown-grace-period: must be positive, got "0"/],
+    [{ ...base, shutdownGracePeriod: '-5s' }, /--shutdown-grace-period: must be positive, got "-5s"/],
+    [{ ...base, shutdownGracePeriod: 'soon' }, /--shutdown-grace-period: invalid duration "soon"/],
   ])('rejects %j', (raw, message) => {
     expect(() => resolveRunOptions(raw)).toThrow(RunOptionsError);
     expect(() => resolveRunOptions(raw)).toThrow(message);
