@@ -387,7 +387,8 @@ export class ControllerManager {
     if (this.#o.controllers.has('cloud-node-lifecycle') && this.#provider) {
       // Deleted Nodes release their pod CIDRs through the node-IPAM loop's watch (delete handler).
       this.#lifecycle = new CloudNodeLifecycleController({
-        nodes, writer, deleter: nodeDeleterFromClient(this.client), events, provider: this.#provider,
+        // The term's client, as the writer: ending the term aborts a DELETE in flight.
+        nodes, writer, deleter: nodeDeleterFromClient(client), events, provider: this.#provider,
         monitorPeriodMs: this.#o.nodeMonitorPeriodMs,
         registry: this.registry,
         logger: this.#log,
