@@ -1,9 +1,10 @@
-// deploy/components/monitoring rendered by the real renderer (`kubectl kustomize`, kubectl 1.32
-// at /usr/bin/kubectl) on top of each overlay: its objects validate against the
-// prometheus-operator schemas, the Service reaches the Deployment's port, Prometheus's RBAC is
-// exactly `get /metrics`, every alert is complete and its runbook exists; and the base and the
-// overlays alone carry no prometheus-operator kind (they must apply where its CRDs are absent).
-// The alert expressions against the running process: alert-metrics.test.ts.
+// deploy/components/monitoring rendered by the real renderer (`kubectl kustomize`; skipped where
+// kubectl is absent, required in CI: test/kubectl/kubectl.ts) on top of each overlay: its objects
+// validate against the prometheus-operator schemas, the Service reaches the Deployment's port,
+// Prometheus's RBAC is exactly `get /metrics`; and the base and the overlays alone carry no
+// prometheus-operator kind (they must apply where its CRDs are absent). From the files alone:
+// every alert is complete, selects the ServiceMonitor's job and has its runbook. The alert
+// expressions against the running process: alert-metrics.test.ts.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,8 +17,8 @@ import { ClusterRole, ClusterRoleBinding } from 'kubernetes-models/rbac.authoriz
 import { asK8sObject, podContainers, type Json, type JsonObject, type K8sObject } from './kustomize.js';
 import { repoRoot } from '../helpers/cli.js';
 import { analyzePromQL } from './promql.js';
+import { describeKubectl, KUBECTL, KUBECTL_MISSING } from '../kubectl/kubectl.js';
 
-const KUBECTL = '/usr/bin/kubectl';
 const DEPLOY = path.join(repoRoot, 'deploy');
 const COMPONENT = path.join(DEPLOY, 'components/monitoring');
 const OVERLAYS = readdirSync(path.join(DEPLOY, 'overlays')).filter((d) => existsSync(path.join(DEPLOY, 'overlays', d, 'kustomization.yaml'))).sort();
@@ -28,7 +29,7 @@ afterAll(() => temp.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 const rendered = new Map<string, K8sObject[]>();
 function kustomize(dir: string): K8sObject[] {
-  if (!existsSync(KUBECTL)) throw new Error(`${KUBECTL} is missing: these tests render with the real kustomize (kubectl 1.32)`);
+  if (KUBECTL === undefined) throw new Error(KUBECTL_MISSING);
   const cached = rendered.get(dir);
   if (cached) return structuredClone(cached);
   const out = execFileSync(KUBECTL, ['kustomize', dir], { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -59,7 +60,7 @@ const one = (objs: K8sObject[], kind: string): K8sObject => {
 };
 const matches = (selector: JsonObject, labels: JsonObject): boolean => Object.entries(selector).every(([k, v]) => labels[k] === v);
 
-describe('the base and the overlays without the component', () => {
+describeKubectl('the base and the overlays without the component', () => {
   it.each(['base', ...OVERLAYS.map((o) => `overlays/${o}`)])('%s renders with kubectl kustomize and holds no prometheus-operator kind', (dir) => {
     const objs = kustomize(path.join(DEPLOY, dir));
     expect(objs.some((o) => o.kind === 'Deployment')).toBe(true);
@@ -67,7 +68,9 @@ describe('the base and the overlays without the component', () => {
   });
 });
 
-describe('components/monitoring', () => {
+const loadFile = (file: string): K8sObject[] => parseAllDocuments(readFileSync(path.join(COMPONENT, file), 'utf8')).map((d, i) => asK8sObject(d.toJS() as Json, `${file}#${i}`));
+
+describe('components/monitoring (files)', () => {
   const componentFile = path.join(COMPONENT, 'kustomization.yaml');
 
   it('is a kustomize Component (added with `components:`, never a resource of the base)', () => {
@@ -77,6 +80,9 @@ describe('components/monitoring', () => {
     expect(base).not.toMatch(/components|monitoring/);
   });
 
+});
+
+describeKubectl('components/monitoring rendered by kubectl kustomize', () => {
   it.each(OVERLAYS)('renders on top of overlays/%s: the overlay objects plus the monitoring ones, nothing changed', (overlay) => {
     const plain = kustomize(path.join(DEPLOY, 'overlays', overlay));
     const withMon = withComponent(path.join(DEPLOY, 'overlays', overlay));
@@ -92,41 +98,51 @@ describe('components/monitoring', () => {
     for (const p of plain) expect(withMon.find((o) => key(o) === key(p)), key(p)).toEqual(p);
   });
 
-  const objs = withComponent(path.join(DEPLOY, 'overlays/aws'));
-  const service = one(objs, 'Service');
-  const monitor = one(objs, 'ServiceMonitor');
-  const rule = one(objs, 'PrometheusRule');
-  const deployment = one(objs, 'Deployment');
+  // Rendered once, when the first test below needs it (never while collecting: kubectl may be absent).
+  let cached: K8sObject[] | undefined;
+  const objs = (): K8sObject[] => (cached ??= withComponent(path.join(DEPLOY, 'overlays/aws')));
+  const service = (): K8sObject => one(objs(), 'Service');
+  const monitor = (): K8sObject => one(objs(), 'ServiceMonitor');
+  const rule = (): K8sObject => one(objs(), 'PrometheusRule');
+  const deployment = (): K8sObject => one(objs(), 'Deployment');
+
+  it('renders the component\'s files unchanged (so the file checks below hold for what is applied)', () => {
+    for (const file of ['service.yaml', 'servicemonitor.yaml', 'prometheusrule.yaml', 'rbac-prometheus.yaml']) {
+      for (const o of loadFile(file)) expect(objs().find((x) => x.kind === o.kind && x.metadata.name === o.metadata.name), `${file}: ${o.kind}/${o.metadata.name}`).toEqual(o);
+    }
+  });
 
   it('validates against the Kubernetes and prometheus-operator schemas (and the validators are not no-ops)', () => {
-    new Service(service as never).validate();
-    new ServiceMonitor(monitor as never).validate();
-    new PrometheusRule(rule as never).validate();
-    for (const o of objs.filter((x) => x.metadata.name === 'node-address-ccm-metrics-reader')) {
+    new Service(service() as never).validate();
+    new ServiceMonitor(monitor() as never).validate();
+    new PrometheusRule(rule() as never).validate();
+    for (const o of objs().filter((x) => x.metadata.name === 'node-address-ccm-metrics-reader')) {
       (o.kind === 'ClusterRole' ? new ClusterRole(o as never) : new ClusterRoleBinding(o as never)).validate();
     }
-    const broken = structuredClone(monitor) as JsonObject;
+    const broken = structuredClone(monitor()) as JsonObject;
     ((broken.spec as JsonObject).endpoints as JsonObject[])[0]!.scheme = 'ftp';
     expect(() => new ServiceMonitor(broken as never).validate()).toThrow(/scheme/);
-    const noExpr = structuredClone(rule) as JsonObject;
+    const noExpr = structuredClone(rule()) as JsonObject;
     delete ((((noExpr.spec as JsonObject).groups as JsonObject[])[0]!.rules as JsonObject[])[0] as JsonObject).expr;
     expect(() => new PrometheusRule(noExpr as never).validate()).toThrow(/expr/);
   });
 
   it('Service → pods → port: the headless Service selects the Deployment\'s pods and targets its HTTPS port; the ServiceMonitor selects the Service', () => {
-    const spec = service.spec as JsonObject;
+    const svc = service();
+    const dep = deployment();
+    const spec = svc.spec as JsonObject;
     expect(spec.clusterIP).toBe('None');
-    expect(service.metadata.namespace).toBe(deployment.metadata.namespace);
-    const podLabels = (((deployment.spec as JsonObject).template as JsonObject).metadata as JsonObject).labels as JsonObject;
+    expect(svc.metadata.namespace).toBe(dep.metadata.namespace);
+    const podLabels = (((dep.spec as JsonObject).template as JsonObject).metadata as JsonObject).labels as JsonObject;
     expect(matches(spec.selector as JsonObject, podLabels)).toBe(true);
-    const containerPorts = podContainers(deployment).flatMap((c) => (c.ports as JsonObject[] | undefined) ?? []);
+    const containerPorts = podContainers(dep).flatMap((c) => (c.ports as JsonObject[] | undefined) ?? []);
     const [port] = spec.ports as JsonObject[];
     const target = containerPorts.find((p) => p.name === port?.targetPort);
     expect(target?.containerPort).toBe(10268);
     expect(port?.port).toBe(target?.containerPort);
-    const m = monitor.spec as JsonObject;
-    expect(matches((m.selector as JsonObject).matchLabels as JsonObject, service.metadata.labels as JsonObject)).toBe(true);
-    expect((m.namespaceSelector as JsonObject).matchNames).toEqual([service.metadata.namespace]);
+    const m = monitor().spec as JsonObject;
+    expect(matches((m.selector as JsonObject).matchLabels as JsonObject, svc.metadata.labels as JsonObject)).toBe(true);
+    expect((m.namespaceSelector as JsonObject).matchNames).toEqual([svc.metadata.namespace]);
     const [endpoint] = m.endpoints as JsonObject[];
     expect(endpoint).toMatchObject({
       port: port?.name, scheme: 'https', path: '/metrics',
@@ -137,14 +153,20 @@ describe('components/monitoring', () => {
   });
 
   it('gives Prometheus\'s ServiceAccount exactly get on /metrics (what the process\'s SubjectAccessReview asks)', () => {
-    const role = objs.find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'node-address-ccm-metrics-reader');
+    const role = objs().find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'node-address-ccm-metrics-reader');
     expect(role?.rules).toEqual([{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
-    const binding = objs.find((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === 'node-address-ccm-metrics-reader');
+    const binding = objs().find((o) => o.kind === 'ClusterRoleBinding' && o.metadata.name === 'node-address-ccm-metrics-reader');
     expect(binding?.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'node-address-ccm-metrics-reader' });
     expect(binding?.subjects).toEqual([{ kind: 'ServiceAccount', name: 'prometheus-k8s', namespace: 'monitoring' }]);
   });
+});
 
-  const rules = (((rule.spec as JsonObject).groups as JsonObject[]).flatMap((g) => g.rules as JsonObject[]));
+describe('components/monitoring alerts (files)', () => {
+  const [rule] = loadFile('prometheusrule.yaml');
+  const [service] = loadFile('service.yaml');
+  const [monitor] = loadFile('servicemonitor.yaml');
+  const baseDeployment = parseAllDocuments(readFileSync(path.join(DEPLOY, 'base/deployment.yaml'), 'utf8'))[0]?.toJS() as K8sObject;
+  const rules = (((rule?.spec as JsonObject).groups as JsonObject[]).flatMap((g) => g.rules as JsonObject[]));
   const runbooks = readFileSync(path.join(repoRoot, 'docs/runbooks.md'), 'utf8');
   // GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes.
   const anchors = new Set([...runbooks.matchAll(/^#{1,6} (.+)$/gm)].map((m) => (m[1] as string).toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-')));
@@ -165,7 +187,7 @@ describe('components/monitoring', () => {
     expect(analysis.errors).toEqual([]);
     expect(analysis.selectors.length).toBeGreaterThan(0);
     // jobLabel names a Service label; its value is the job every selector must pin.
-    const job = (service.metadata.labels as JsonObject)[(monitor.spec as JsonObject).jobLabel as string];
+    const job = (service?.metadata.labels as JsonObject)[(monitor?.spec as JsonObject).jobLabel as string];
     expect(job).toBe('node-address-ccm');
     for (const s of analysis.selectors) expect(s.matchers, s.text).toContainEqual({ label: 'job', op: '=', value: job });
     expect(r.for).toMatch(/^\d+[smh]$/);
@@ -179,9 +201,9 @@ describe('components/monitoring', () => {
     for (const part of ['**Means.**', '**Check.**', '**Do.**']) expect(section, `${name} runbook: ${part}`).toContain(part);
   });
 
-  it('NoLeader waits two default lease durations', () => {
+  it('NoLeader waits two lease durations of the Deployment', () => {
     const noLeader = rules.find((r) => r.alert === 'NodeAddressCCMNoLeader');
-    const args = podContainers(deployment)[0]?.args as string[];
+    const args = podContainers(baseDeployment)[0]?.args as string[];
     const lease = args.find((a) => a.startsWith('--leader-elect-lease-duration='))?.split('=')[1] ?? '15s';
     expect(noLeader?.for).toBe(`${2 * Number.parseInt(lease, 10)}s`);
   });
