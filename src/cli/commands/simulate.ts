@@ -49,7 +49,18 @@ export function register(program: Command): void {
       }
       // The sandbox runs until Ctrl-C (or SIGTERM), then stops everything cleanly.
       const stop = new AbortController();
-      const onSignal = (): void => stop.abort();
+      let firstSignalAt = 0;
+      const onSignal = (): void => {
+        // Another Ctrl-C while stopping: wait no longer. Not within a second of the first, which
+        // may be the same Ctrl-C twice (`npm start` forwards the terminal's SIGINT to us too).
+        if (stop.signal.aborted) {
+          if (Date.now() - firstSignalAt < 1000) return;
+          process.stderr.write('interrupted again: exiting without waiting for the shutdown\n');
+          process.exit(130);
+        }
+        firstSignalAt = Date.now();
+        stop.abort();
+      };
       if (flags.keep === true) {
         process.on('SIGINT', onSignal);
         process.on('SIGTERM', onSignal);
