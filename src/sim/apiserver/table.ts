@@ -1,0 +1,290 @@
+// Server-side Tables (Accept: application/json;as=Table;v=v1;g=meta.k8s.io): what `kubectl get`
+// prints. Columns and cell rules per kind follow kube-apiserver's printers (priority 1 columns
+// are the ones `-o wide` adds); ClusterCIDR's come from its CRD's additionalPrinterColumns.
+import type { KObject } from './resources.js';
+import type { Resource } from './store.js';
+
+export interface ColumnDefinition {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format: string;
+  description: string;
+  priority: number;
+}
+
+type Cell = string | number | boolean | null;
+
+interface TableSpec {
+  columns: ColumnDefinition[];
+  cells: (obj: KObject, now: Date) => Cell[];
+}
+
+const col = (name: string, description: string, extra: Partial<ColumnDefinition> = {}): ColumnDefinition => ({ name, type: 'string', format: '', description, priority: 0, ...extra });
+const NAME = col('Name', 'Name of the object, unique within its namespace or the cluster.', { format: 'name' });
+const AGE = col('Age', 'Time since the object was created.');
+
+/** A duration as kubectl shows ages: 45s, 3m20s, 17m, 5h12m, 30h, 6d4h, 60d, 2y30d, 9y. */
+export function humanDuration(ms: number): string {
+  const seconds = Math.trunc(ms / 1000);
+  if (seconds < -1) return '<invalid>';
+  if (seconds < 0) return '0s';
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.trunc(seconds / 60);
+  const withUnit = (big: number, bigUnit: string, small: number, smallUnit: string): string => (small === 0 ? `${big}${bigUnit}` : `${big}${bigUnit}${small}${smallUnit}`);
+  if (minutes < 10) return withUnit(minutes, 'm', seconds % 60, 's');
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.trunc(minutes / 60);
+  if (hours < 8) return withUnit(hours, 'h', minutes % 60, 'm');
+  if (hours < 48) return `${hours}h`;
+  const days = Math.trunc(hours / 24);
+  if (hours < 24 * 8) return withUnit(days, 'd', hours % 24, 'h');
+  if (hours < 24 * 365 * 2) return `${days}d`;
+  const years = Math.trunc(days / 365);
+  if (hours < 24 * 365 * 8) return withUnit(years, 'y', days % 365, 'd');
+  return `${years}y`;
+}
+
+/** Age of a timestamp, `<unknown>` when absent. */
+export function since(timestamp: unknown, now: Date): string {
+  if (typeof timestamp !== 'string' || timestamp === '') return '<unknown>';
+  const t = Date.parse(timestamp);
+  return Number.isNaN(t) ? '<unknown>' : humanDuration(now.getTime() - t);
+}
+
+function get(obj: unknown, path: string[]): unknown {
+  let cur = obj;
+  for (const p of path) {
+    if (!cur || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
+    cur = (cur as Record<string, unknown>)[p];
+  }
+  return cur;
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+const orUnknown = (v: unknown): string => text(v) || '<unknown>';
+
+// ------------------------------------------------------------------ nodes
+
+/** Roles from node-role.kubernetes.io/<role> labels and the kubernetes.io/role label, sorted. */
+export function nodeRoles(labels: Record<string, string> | undefined): string[] {
+  const roles = new Set<string>();
+  for (const [k, v] of Object.entries(labels ?? {})) {
+    if (k.startsWith('node-role.kubernetes.io/')) {
+      const role = k.slice('node-role.kubernetes.io/'.length);
+      if (role) roles.add(role);
+    } else if (k === 'kubernetes.io/role' && v) roles.add(v);
+  }
+  return [...roles].sort();
+}
+
+/** Ready, NotReady or Unknown (no Ready condition), then SchedulingDisabled when cordoned. */
+export function nodeStatus(node: KObject): string {
+  const conditions = (get(node, ['status', 'conditions']) as { type?: string; status?: string }[] | undefined) ?? [];
+  let ready: { status?: string } | undefined;
+  for (const c of Array.isArray(conditions) ? conditions : []) if (c?.type === 'Ready') ready = c; // the last one wins
+  const parts = [ready ? (ready.status === 'True' ? 'Ready' : 'NotReady') : 'Unknown'];
+  if (get(node, ['spec', 'unschedulable']) === true) parts.push('SchedulingDisabled');
+  return parts.join(',');
+}
+
+function firstAddress(node: KObject, type: string): string {
+  const addresses = get(node, ['status', 'addresses']);
+  const found = Array.isArray(addresses) ? (addresses as { type?: string; address?: string }[]).find((a) => a?.type === type) : undefined;
+  return found?.address || '<none>';
+}
+
+const NODE_TABLE: TableSpec = {
+  columns: [
+    NAME,
+    col('Status', 'Whether the node is Ready, and SchedulingDisabled when cordoned.'),
+    col('Roles', 'Roles of the node, from its node-role.kubernetes.io labels.'),
+    AGE,
+    col('Version', 'Kubelet version reported by the node.'),
+    col('Internal-IP', 'First InternalIP address of the node.', { priority: 1 }),
+    col('External-IP', 'First ExternalIP address of the node.', { priority: 1 }),
+    col('OS-Image', 'Operating system image reported by the kubelet.', { priority: 1 }),
+    col('Kernel-Version', 'Kernel version reported by the kubelet.', { priority: 1 }),
+    col('Container-Runtime', 'Container runtime and its version.', { priority: 1 }),
+  ],
+  cells: (o, now) => {
+    const info = (get(o, ['status', 'nodeInfo']) ?? {}) as Record<string, unknown>;
+    return [
+      text(o.metadata?.name),
+      nodeStatus(o),
+      nodeRoles(o.metadata?.labels).join(',') || '<none>',
+      since(o.metadata?.creationTimestamp, now),
+      text(info.kubeletVersion),
+      firstAddress(o, 'InternalIP'),
+      firstAddress(o, 'ExternalIP'),
+      orUnknown(info.osImage),
+      orUnknown(info.kernelVersion),
+      orUnknown(info.containerRuntimeVersion),
+    ];
+  },
+};
+
+// ------------------------------------------------------------------ events (core/v1 form)
+
+function eventSource(ev: KObject): string {
+  const component = text(get(ev, ['source', 'component'])) || text(ev.reportingComponent);
+  const instance = text(get(ev, ['source', 'host'])) || text(ev.reportingInstance);
+  return instance ? `${component}, ${instance}` : component;
+}
+
+const EVENT_TABLE: TableSpec = {
+  columns: [
+    col('Last Seen', 'When the event was last seen.'),
+    col('Type', 'Normal or Warning.'),
+    col('Reason', 'Why the event was emitted, in CamelCase.'),
+    col('Object', 'The object the event is about (kind/name).'),
+    col('Subobject', 'The part of the object the event is about.', { priority: 1 }),
+    col('Source', 'The component (and host or instance) that reported the event.', { priority: 1 }),
+    col('Message', 'What happened.'),
+    col('First Seen', 'When the event was first seen.', { priority: 1 }),
+    col('Count', 'How many times the event was seen.', { priority: 1 }),
+    col('Name', 'Name of the Event object.', { priority: 1, format: 'name' }),
+  ],
+  cells: (ev, now) => {
+    const first = ev.firstTimestamp ? since(ev.firstTimestamp, now) : since(ev.eventTime, now);
+    let last = ev.lastTimestamp ? since(ev.lastTimestamp, now) : first;
+    let count = typeof ev.count === 'number' ? ev.count : 0;
+    const series = ev.series as { count?: number; lastObservedTime?: string } | undefined;
+    if (series && typeof series === 'object') {
+      last = since(series.lastObservedTime, now);
+      count = series.count ?? 0;
+    } else if (count === 0) count = 1; // a singleton event of the events.k8s.io API has no count
+    const involved = (ev.involvedObject ?? {}) as { kind?: string; name?: string; fieldPath?: string };
+    const kind = text(involved.kind).toLowerCase();
+    const target = involved.name ? `${kind}/${involved.name}` : kind;
+    return [last, text(ev.type), text(ev.reason), target, text(involved.fieldPath), eventSource(ev), text(ev.message).trim(), first, count, text(ev.metadata?.name)];
+  },
+};
+
+// ------------------------------------------------------------------ the rest
+
+const LEASE_TABLE: TableSpec = {
+  columns: [NAME, col('Holder', 'Who holds the lease.'), AGE],
+  cells: (o, now) => [text(o.metadata?.name), text(get(o, ['spec', 'holderIdentity'])), since(o.metadata?.creationTimestamp, now)],
+};
+
+const NAMESPACE_TABLE: TableSpec = {
+  columns: [NAME, col('Status', 'Phase of the namespace: Active or Terminating.'), AGE],
+  cells: (o, now) => [text(o.metadata?.name), text(get(o, ['status', 'phase'])), since(o.metadata?.creationTimestamp, now)],
+};
+
+const CONFIGMAP_TABLE: TableSpec = {
+  columns: [NAME, col('Data', 'Number of keys in data and binaryData.', { type: 'integer' }), AGE],
+  cells: (o, now) => [text(o.metadata?.name), Object.keys((o.data as object) ?? {}).length + Object.keys((o.binaryData as object) ?? {}).length, since(o.metadata?.creationTimestamp, now)],
+};
+
+const SERVICECIDR_TABLE: TableSpec = {
+  columns: [NAME, col('CIDRs', 'The ranges of the ServiceCIDR.'), AGE],
+  cells: (o, now) => {
+    const cidrs = get(o, ['spec', 'cidrs']);
+    return [text(o.metadata?.name), Array.isArray(cidrs) ? cidrs.join(',') : '', since(o.metadata?.creationTimestamp, now)];
+  },
+};
+
+/** An additionalPrinterColumns entry of a CRD version. */
+export interface PrinterColumn {
+  name: string;
+  type: ColumnDefinition['type'];
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+  format?: string;
+}
+
+/** deploy/base/crd-clustercidrs.yaml's additionalPrinterColumns (a test keeps them equal). */
+export const CLUSTERCIDR_PRINTER_COLUMNS: readonly PrinterColumn[] = [
+  { name: 'PerNodeHostBits', type: 'integer', jsonPath: '.spec.perNodeHostBits' },
+  { name: 'IPv4', type: 'string', jsonPath: '.spec.ipv4' },
+  { name: 'IPv6', type: 'string', jsonPath: '.spec.ipv6' },
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+];
+
+/**
+ * A custom resource's table: Name, then the printer columns. A missing value is a null cell
+ * (kubectl prints <none>); date columns are shown as ages.
+ */
+export function customResourceTable(columns: readonly PrinterColumn[]): TableSpec {
+  return {
+    columns: [NAME, ...columns.map((c) => col(c.name, c.description ?? `the value at ${c.jsonPath}`, { type: c.type, format: c.format ?? '', priority: c.priority ?? 0 }))],
+    cells: (o, now) => [
+      text(o.metadata?.name),
+      ...columns.map((c): Cell => {
+        const v = get(o, c.jsonPath.replace(/^\./, '').split('.'));
+        if (v === undefined || v === null) return null;
+        if (c.type === 'date') return since(v, now);
+        if (typeof v === 'object') return JSON.stringify(v);
+        return v as Cell;
+      }),
+    ],
+  };
+}
+
+const DEFAULT_TABLE: TableSpec = {
+  columns: [NAME, col('Created At', 'When the object was created.', { type: 'date' })],
+  cells: (o) => [text(o.metadata?.name), text(o.metadata?.creationTimestamp)],
+};
+
+/** The table layout of a resource. Events of events.k8s.io are shown in their core/v1 form. */
+export function tableSpecOf(r: Pick<Resource, 'group' | 'plural'>): TableSpec {
+  const key = r.group ? `${r.plural}.${r.group}` : r.plural;
+  switch (key) {
+    case 'nodes':
+      return NODE_TABLE;
+    case 'events':
+    case 'events.events.k8s.io':
+      return EVENT_TABLE;
+    case 'leases.coordination.k8s.io':
+      return LEASE_TABLE;
+    case 'namespaces':
+      return NAMESPACE_TABLE;
+    case 'configmaps':
+      return CONFIGMAP_TABLE;
+    case 'servicecidrs.networking.k8s.io':
+      return SERVICECIDR_TABLE;
+    case 'clustercidrs.networking.x-k8s.io':
+      return customResourceTable(CLUSTERCIDR_PRINTER_COLUMNS);
+    default:
+      return DEFAULT_TABLE;
+  }
+}
+
+/** The Table version a request's Accept header asks for (`v1` or `v1beta1`), if it asks for one first. */
+export function tableRequested(accept: string | undefined): 'v1' | 'v1beta1' | undefined {
+  for (const clause of (accept ?? '').split(',')) {
+    const [type, ...params] = clause.split(';').map((p) => p.trim());
+    if (type !== 'application/json' && type !== '*/*' && type !== 'application/*') continue;
+    const p = Object.fromEntries(params.map((x) => x.split('=').map((y) => y.trim())));
+    if (p.as === 'Table' && p.g === 'meta.k8s.io' && (p.v === 'v1' || p.v === 'v1beta1')) return p.v;
+    // The first acceptable type without as=Table: the client takes plain objects.
+    if (!p.as) return undefined;
+  }
+  return undefined;
+}
+
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+export interface TableOptions {
+  version: 'v1' | 'v1beta1';
+  includeObject: IncludeObject;
+  now: Date;
+  /** core/v1 form of an object, for kinds shown through another version (events.k8s.io Events). */
+  convert?: (obj: KObject) => KObject;
+}
+
+/** A metav1.Table of `items` with list metadata `meta`. */
+export function buildTable(r: Pick<Resource, 'group' | 'plural'>, items: readonly KObject[], meta: Record<string, unknown>, options: TableOptions): object {
+  const spec = tableSpecOf(r);
+  const apiVersion = `meta.k8s.io/${options.version}`;
+  const rows = items.map((item) => {
+    const shown = options.convert ? options.convert(item) : item;
+    const row: Record<string, unknown> = { cells: spec.cells(shown, options.now) };
+    if (options.includeObject === 'Object') row.object = item;
+    else if (options.includeObject === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion, metadata: item.metadata };
+    return row;
+  });
+  return { kind: 'Table', apiVersion, metadata: meta, columnDefinitions: spec.columns, rows };
+}
