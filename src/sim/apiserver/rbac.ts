@@ -167,6 +167,21 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly Role[] = [
   },
 ];
 
+/**
+ * What kube-apiserver's bootstrap system:basic-user binding gives every authenticated user:
+ * asking what they themselves may do, and who they are.
+ */
+export const SELF_REVIEW_RULES: readonly PolicyRule[] = [
+  { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
+  { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
+];
+
+/** Everything: what system:masters (and everyone, without RBAC) may do. */
+export const ALL_RULES: { resourceRules: PolicyRule[]; nonResourceRules: PolicyRule[] } = {
+  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+  nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+};
+
 /** The policy with the bootstrap ClusterRoles it does not define itself. */
 export function withBootstrapRoles(policy: RbacPolicy): RbacPolicy {
   const own = new Set(policy.roles.filter((r) => r.kind === 'ClusterRole').map((r) => r.name));
@@ -200,7 +215,22 @@ export class Authorizer {
 
   authorizeResource(user: UserInfo, a: ResourceAttributes): boolean {
     if (user.groups.includes('system:masters')) return true;
+    if (user.groups.includes('system:authenticated') && SELF_REVIEW_RULES.some((r) => ruleAllowsResource(r, a))) return true;
     return this.rulesFor(user, a.namespace).some((r) => ruleAllowsResource(r, a));
+  }
+
+  /** The rules that apply to `user` in `namespace` ('' = cluster scope), as a SelfSubjectRulesReview lists them. */
+  rulesReview(user: UserInfo, namespace: string): { resourceRules: PolicyRule[]; nonResourceRules: PolicyRule[] } {
+    if (user.groups.includes('system:masters')) return ALL_RULES;
+    const granted = [...(user.groups.includes('system:authenticated') ? SELF_REVIEW_RULES : []), ...this.rulesFor(user, namespace)];
+    const resourceRules: PolicyRule[] = [];
+    // Non-resource rules come from cluster-wide bindings only.
+    const nonResourceRules: PolicyRule[] = [PUBLIC_PATHS];
+    for (const r of granted) {
+      if ((r.resources ?? []).length > 0) resourceRules.push({ verbs: r.verbs, apiGroups: r.apiGroups ?? [], resources: r.resources, ...((r.resourceNames ?? []).length ? { resourceNames: r.resourceNames } : {}) });
+    }
+    for (const r of this.rulesFor(user, '')) if ((r.nonResourceURLs ?? []).length > 0) nonResourceRules.push({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs });
+    return { resourceRules, nonResourceRules };
   }
 
   authorizePath(user: UserInfo, a: NonResourceAttributes): boolean {

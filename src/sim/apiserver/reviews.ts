@@ -2,7 +2,7 @@
 // delegated authentication and authorization (a component's /metrics) are tested for real.
 // reviewAccess() is the RBAC evaluation of any access review (SelfSubjectAccessReview can reuse it).
 import { badRequest, invalid } from './errors.js';
-import type { Authorizer, UserInfo } from './rbac.js';
+import { ALL_RULES, type Authorizer, type UserInfo } from './rbac.js';
 
 export interface ReviewEndpoint {
   group: string;
@@ -13,7 +13,11 @@ export interface ReviewEndpoint {
 
 export const TOKEN_REVIEWS: ReviewEndpoint = { group: 'authentication.k8s.io', version: 'v1', plural: 'tokenreviews', kind: 'TokenReview' };
 export const SUBJECT_ACCESS_REVIEWS: ReviewEndpoint = { group: 'authorization.k8s.io', version: 'v1', plural: 'subjectaccessreviews', kind: 'SubjectAccessReview' };
-const REVIEWS = [TOKEN_REVIEWS, SUBJECT_ACCESS_REVIEWS];
+export const SELF_SUBJECT_ACCESS_REVIEWS: ReviewEndpoint = { group: 'authorization.k8s.io', version: 'v1', plural: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview' };
+export const SELF_SUBJECT_RULES_REVIEWS: ReviewEndpoint = { group: 'authorization.k8s.io', version: 'v1', plural: 'selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview' };
+export const SELF_SUBJECT_REVIEWS: ReviewEndpoint = { group: 'authentication.k8s.io', version: 'v1', plural: 'selfsubjectreviews', kind: 'SelfSubjectReview' };
+/** The review endpoints, served in discovery too (create only). */
+export const REVIEWS: readonly ReviewEndpoint[] = [TOKEN_REVIEWS, SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_RULES_REVIEWS, SELF_SUBJECT_REVIEWS];
 
 /** The review endpoint a URL path names (create-only, cluster-scoped, never stored), if any. */
 export function reviewEndpoint(pathname: string): ReviewEndpoint | undefined {
@@ -49,13 +53,14 @@ export function reviewAccess(authorizer: Authorizer | undefined, user: UserInfo,
   if (attrs.nonResourceAttributes) {
     const a = attrs.nonResourceAttributes;
     const allowed = authorizer.authorizePath(user, { verb: a.verb ?? '', path: a.path ?? '' });
-    return allowed ? { allowed, reason: 'RBAC: allowed' } : { allowed, reason: `RBAC: no rule grants ${a.verb ?? ''} on path "${a.path ?? ''}"` };
+    return allowed ? { allowed, reason: 'RBAC: allowed' } : { allowed };
   }
   const a = attrs.resourceAttributes ?? {};
   const allowed = authorizer.authorizeResource(user, {
     verb: a.verb ?? '', apiGroup: a.group ?? '', resource: a.resource ?? '', subresource: a.subresource ?? '', namespace: a.namespace ?? '', name: a.name ?? '',
   });
-  return allowed ? { allowed, reason: 'RBAC: allowed' } : { allowed, reason: `RBAC: no rule grants ${a.verb ?? ''} on ${a.resource ?? ''}` };
+  // A denial carries no reason, as RBAC's "no opinion" has none (kubectl auth can-i prints a bare "no").
+  return allowed ? { allowed, reason: 'RBAC: allowed' } : { allowed };
 }
 
 function objectBody(body: unknown, kind: string): { spec: Record<string, unknown>; metadata?: unknown } {
@@ -97,4 +102,36 @@ export function subjectAccessReview(body: unknown, authorizer: Authorizer | unde
   if (user === '' && groups.length === 0) throw invalidField('spec.user', 'at least one of user or group must be specified');
   const status = reviewAccess(authorizer, { name: user, groups }, { ...(res ? { resourceAttributes: res } : {}), ...(nonRes ? { nonResourceAttributes: nonRes } : {}) });
   return answer(SUBJECT_ACCESS_REVIEWS, metadata, spec, status);
+}
+
+function attributesOf(kind: string, group: string, spec: Record<string, unknown>): { resourceAttributes?: ResourceAttributesSpec; nonResourceAttributes?: NonResourceAttributesSpec } {
+  const res = spec.resourceAttributes as ResourceAttributesSpec | undefined;
+  const nonRes = spec.nonResourceAttributes as NonResourceAttributesSpec | undefined;
+  if ((res === undefined) === (nonRes === undefined)) {
+    throw invalid(kind, group, '', [{ field: 'spec.resourceAttributes', type: 'FieldValueInvalid', detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' }]);
+  }
+  return res ? { resourceAttributes: res } : { nonResourceAttributes: nonRes };
+}
+
+/** Answers a SelfSubjectAccessReview: may the requesting user do this (kubectl auth can-i)? */
+export function selfSubjectAccessReview(body: unknown, authorizer: Authorizer | undefined, user: UserInfo): object {
+  const r = SELF_SUBJECT_ACCESS_REVIEWS;
+  const { spec, metadata } = objectBody(body, r.kind);
+  return answer(r, metadata, spec, reviewAccess(authorizer, user, attributesOf(r.kind, r.group, spec)));
+}
+
+/** Answers a SelfSubjectRulesReview: the rules that apply to the requesting user in spec.namespace (kubectl auth can-i --list). */
+export function selfSubjectRulesReview(body: unknown, authorizer: Authorizer | undefined, user: UserInfo): object {
+  const r = SELF_SUBJECT_RULES_REVIEWS;
+  const { spec, metadata } = objectBody(body, r.kind);
+  const namespace = typeof spec.namespace === 'string' ? spec.namespace : '';
+  const rules = authorizer ? authorizer.rulesReview(user, namespace) : ALL_RULES;
+  return answer(r, metadata, spec, { ...rules, incomplete: false });
+}
+
+/** Answers a SelfSubjectReview: who the requesting user is (kubectl auth whoami). */
+export function selfSubjectReview(body: unknown, user: UserInfo): object {
+  const r = SELF_SUBJECT_REVIEWS;
+  const { metadata } = objectBody(body, r.kind);
+  return { kind: r.kind, apiVersion: `${r.group}/${r.version}`, metadata: metadata && typeof metadata === 'object' ? metadata : {}, status: { userInfo: { username: user.name, groups: user.groups } } };
 }

@@ -2,6 +2,7 @@
 import { apiGroup, apiGroupList, apiResourceList, coreVersions, SERVER_VERSION } from './discovery.js';
 import { ApiError, badRequest } from './errors.js';
 import type { Verb } from './faults.js';
+import { openApiV2, openApiV3, openApiV3Index } from './openapi.js';
 import type { Resource } from './store.js';
 
 export interface Route {
@@ -57,6 +58,12 @@ export function route(pathname: string, resources: readonly Resource[], findReso
   if (parts.length === 0) return { kind: 'nonresource', body: { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version', ...[...new Set(resources.filter((r) => r.group).map((r) => `/apis/${r.group}/${r.version}`))]] } };
   if (['healthz', 'livez', 'readyz'].includes(parts[0])) return { kind: 'nonresource', body: 'ok' };
   if (parts[0] === 'version' && parts.length === 1) return { kind: 'nonresource', body: SERVER_VERSION };
+  if (parts[0] === 'openapi') {
+    if (parts[1] === 'v2' && parts.length === 2) return { kind: 'nonresource', body: openApiV2(resources) };
+    if (parts[1] === 'v3' && parts.length === 2) return { kind: 'nonresource', body: openApiV3Index(resources) };
+    if (parts[1] === 'v3') return { kind: 'nonresource', body: openApiV3(resources, parts.slice(2).join('/')) };
+    return { kind: 'nonresource', body: undefined };
+  }
   let group: string;
   let version: string;
   let rest: string[];

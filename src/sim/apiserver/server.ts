@@ -4,7 +4,6 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { parse as parseYaml } from 'yaml';
 import type { Logger } from '../../log.js';
 import { silentLogger } from '../../log.js';
 import { ApiError, badRequest, expired, invalid, notFound, qualifiedResource } from './errors.js';
@@ -16,8 +15,13 @@ import { apiVersionOf, type KObject, type ResourceDef } from './resources.js';
 import { route as routeOf, verbOf, type Route } from './router.js';
 import { Store, type Resource } from './store.js';
 import { serveWatch, type WatchContext } from './watch-stream.js';
-import { reviewEndpoint, subjectAccessReview, tokenReview, TOKEN_REVIEWS } from './reviews.js';
+import { reviewEndpoint, selfSubjectAccessReview, selfSubjectReview, selfSubjectRulesReview, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS, SELF_SUBJECT_RULES_REVIEWS, subjectAccessReview, tokenReview, TOKEN_REVIEWS, type ReviewEndpoint } from './reviews.js';
 import { selfSignedCertificate, type TlsMaterial } from './tls.js';
+import { encodeOpenApiV2 } from './openapi-proto.js';
+import { fieldValidationOf, strictDecodingMessage, strictPatchError, unknownFieldsOf, warningHeader, type FieldValidation } from './openapi-validation.js';
+import { dryRunOf, dryRunOfBody } from './dryrun.js';
+import { buildTable, tableRequested, type TableOptions } from './table.js';
+import { decodeSelfReview, KUBE_PROTOBUF } from './review-proto.js';
 
 export interface UserSpec {
   name: string;
@@ -96,6 +100,9 @@ const JSON_PATCH = 'application/json-patch+json';
 const MERGE_PATCH = 'application/merge-patch+json';
 const STRATEGIC_PATCH = 'application/strategic-merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
+const SERVER_SIDE_APPLY_REFUSED = 'server-side apply is not supported by the API server double (it keeps no field ownership, so it could not report conflicts or remove fields dropped from a configuration): use client-side apply (kubectl apply without --server-side)';
+
+const OPTIONS_KIND: Partial<Record<Verb, string>> = { create: 'CreateOptions', update: 'UpdateOptions', patch: 'PatchOptions', delete: 'DeleteOptions', deletecollection: 'DeleteOptions' };
 
 interface Snapshot {
   items: KObject[];
@@ -347,7 +354,7 @@ export class ApiServer implements ApiServerDouble {
   }
 
   /** Answers `code` with `body`; returns the status. */
-  private send(res: http.ServerResponse, code: number, body: string | object, headers: Record<string, string> = {}): number {
+  private send(res: http.ServerResponse, code: number, body: string | object, headers: Record<string, string | string[]> = {}): number {
     if (res.headersSent || res.destroyed) return code;
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private', ...headers });
@@ -399,8 +406,9 @@ export class ApiServer implements ApiServerDouble {
         const fault = this.faults.decide(info);
         if (fault.latencyMs > 0) await delay(fault.latencyMs);
         if (fault.error) throw fault.error;
-        const body = parseJsonBody(await readBody(req));
-        const out = review === TOKEN_REVIEWS ? tokenReview(body, (t) => this.tokens.get(t)) : subjectAccessReview(body, this.authorizer);
+        const raw = await readBody(req);
+        const body = String(req.headers['content-type'] ?? '').startsWith(KUBE_PROTOBUF) ? decodeSelfReview(raw) : parseJsonBody(raw);
+        const out = this.review(review, body, user);
         answered = this.send(res, 201, out);
         return;
       }
@@ -413,6 +421,14 @@ export class ApiServer implements ApiServerDouble {
           throw new ApiError(403, 'Forbidden', `forbidden: User "${user.name}" cannot get path "${url.pathname}"`);
         }
         if (route.body === undefined) throw notFound('', '', url.pathname);
+        if (url.pathname === '/openapi/v2' && String(req.headers.accept ?? '').includes('protobuf')) {
+          // kubectl asks for protobuf only; other clients get JSON.
+          const pb = encodeOpenApiV2(route.body as Record<string, unknown>);
+          res.writeHead(200, { 'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', 'Content-Length': pb.length });
+          res.end(pb);
+          answered = 200;
+          return;
+        }
         if (typeof route.body === 'string') {
           res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
           res.end(route.body);
@@ -448,18 +464,34 @@ export class ApiServer implements ApiServerDouble {
         return;
       }
       const body = method === 'GET' ? Buffer.alloc(0) : await readBody(req);
-      const [code, out] = await this.serve(verb, route, q, body, req);
+      const warnings: string[] = [];
+      const [code, out] = await this.serve(verb, route, q, body, req, warnings);
       if (fault.drop) {
         // The write happened; the client never learns it.
         answered = code;
         req.socket.destroy();
         return;
       }
-      answered = this.send(res, code, out);
+      answered = this.send(res, code, out, warnings.length > 0 ? { Warning: warnings.map(warningHeader) } : {});
     } catch (err) {
       answered = this.sendError(res, err);
     } finally {
       if (row) this.counterTable.recordAnswered(row[0], row[1], row[2], row[3], userAgent, userName, answered);
+    }
+  }
+
+  private review(review: ReviewEndpoint, body: unknown, user: UserInfo): object {
+    switch (review) {
+      case TOKEN_REVIEWS:
+        return tokenReview(body, (t) => this.tokens.get(t));
+      case SELF_SUBJECT_ACCESS_REVIEWS:
+        return selfSubjectAccessReview(body, this.authorizer, user);
+      case SELF_SUBJECT_RULES_REVIEWS:
+        return selfSubjectRulesReview(body, this.authorizer, user);
+      case SELF_SUBJECT_REVIEWS:
+        return selfSubjectReview(body, user);
+      default:
+        return subjectAccessReview(body, this.authorizer);
     }
   }
 
@@ -474,31 +506,48 @@ export class ApiServer implements ApiServerDouble {
     });
   }
 
-  private async serve(verb: Verb, route: Route, q: URLSearchParams, body: Buffer, req: http.IncomingMessage): Promise<[number, string | object]> {
+  private async serve(verb: Verb, route: Route, q: URLSearchParams, body: Buffer, req: http.IncomingMessage, warnings: string[]): Promise<[number, string | object]> {
     const r = route.resource;
-    if (q.has('dryRun')) throw badRequest('dryRun is not supported by the API server double');
+    const optionsKind = OPTIONS_KIND[verb];
+    const dryRun = optionsKind ? dryRunOf(q, optionsKind) : false;
+    const validation = fieldValidationOf(q);
+    // Unknown fields of a create or update body, refused or warned about as fieldValidation asks.
+    const checkFields = (input: unknown): unknown => {
+      const unknown = validation === 'Ignore' ? [] : unknownFieldsOf(r, input);
+      if (unknown.length === 0) return input;
+      if (validation === 'Strict') throw badRequest(`${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ${strictDecodingMessage(unknown)}`);
+      warnings.push(...unknown.map((f) => `unknown field "${f}"`));
+      return input;
+    };
     switch (verb) {
       case 'get': {
         const obj = this.store.getRef(r.id, route.name, route.namespace);
+        const table = this.tableOptions(r, req, q);
+        if (table) return [200, buildTable(r, [obj], { resourceVersion: obj.metadata?.resourceVersion }, table)];
         return [200, this.store.encode(obj)];
       }
-      case 'list':
-        return [200, this.list(r, route.namespace, q)];
+      case 'list': {
+        const table = this.tableOptions(r, req, q);
+        const { page, meta } = this.listPage(r, route.namespace, q);
+        if (table) return [200, buildTable(r, page, meta, table)];
+        const encoded = page.map((o) => this.store.encode(o)).join(',');
+        return [200, `{"kind":${JSON.stringify(listKind(r))},"apiVersion":${JSON.stringify(apiVersionOf(r))},"metadata":${JSON.stringify(meta)},"items":[${encoded}]}`];
+      }
       case 'create': {
         if (route.subresource) throw new ApiError(405, 'MethodNotAllowed', 'create is not allowed on a subresource');
-        const obj = this.store.createRef(r.id, parseJsonBody(body), route.namespace || undefined, true);
-        return [201, this.store.encode(obj)];
+        const obj = this.store.createRef(r.id, checkFields(parseJsonBody(body)), route.namespace || undefined, true, dryRun);
+        return [201, dryRun ? obj : this.store.encode(obj)];
       }
       case 'update': {
         const existed = this.store.peek(r.id, route.name, route.namespace) !== undefined;
-        const obj = this.store.updateRef(r.id, parseJsonBody(body), { name: route.name, namespace: route.namespace || undefined, subresource: route.subresource ? 'status' : undefined, owned: true });
-        return [existed ? 200 : 201, this.store.encode(obj)];
+        const obj = this.store.updateRef(r.id, checkFields(parseJsonBody(body)), { name: route.name, namespace: route.namespace || undefined, subresource: route.subresource ? 'status' : undefined, owned: true, dryRun });
+        return [existed ? 200 : 201, dryRun ? obj : this.store.encode(obj)];
       }
       case 'patch':
-        return this.patch(route, q, body, String(req.headers['content-type'] ?? ''));
+        return this.patch(route, q, body, String(req.headers['content-type'] ?? ''), { dryRun, validation, warnings });
       case 'delete': {
-        const opts = body.length > 0 ? (parseJsonBody(body) as { preconditions?: { uid?: string; resourceVersion?: string } }) : {};
-        const { object, deleted } = this.store.deleteRef(r.id, route.name, route.namespace || undefined, { preconditions: opts.preconditions });
+        const opts = body.length > 0 ? (parseJsonBody(body) as { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: unknown }) : {};
+        const { object, deleted } = this.store.deleteRef(r.id, route.name, route.namespace || undefined, { preconditions: opts.preconditions, dryRun: dryRun || dryRunOfBody(opts.dryRun) });
         if (deleted && !r.custom) {
           return [200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: route.name, group: r.group, kind: r.plural, uid: object.metadata?.uid } }];
         }
@@ -506,7 +555,7 @@ export class ApiServer implements ApiServerDouble {
       }
       case 'deletecollection': {
         const victims = this.store.listRefs(r.id, { namespace: route.namespace || undefined, labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined });
-        const items = victims.map((v) => this.store.deleteRef(r.id, v.metadata?.name as string, v.metadata?.namespace).object);
+        const items = victims.map((v) => this.store.deleteRef(r.id, v.metadata?.name as string, v.metadata?.namespace, { dryRun }).object);
         return [200, { kind: listKind(r), apiVersion: apiVersionOf(r), metadata: { resourceVersion: String(this.store.resourceVersion) }, items }];
       }
       default:
@@ -526,7 +575,18 @@ export class ApiServer implements ApiServerDouble {
     }
   }
 
-  private list(r: Resource, namespace: string, q: URLSearchParams): string {
+  /** Table options when the request asks for a Table (Accept: …;as=Table;g=meta.k8s.io). */
+  private tableOptions(r: Resource, req: http.IncomingMessage, q: URLSearchParams): TableOptions | undefined {
+    const version = tableRequested(req.headers.accept);
+    if (!version) return undefined;
+    const include = q.get('includeObject') || 'Metadata';
+    if (include !== 'None' && include !== 'Metadata' && include !== 'Object') throw badRequest(`includeObject: Unsupported value: "${include}": supported values: "None", "Metadata", "Object"`);
+    // events.k8s.io Events are printed in their core/v1 form, as kube-apiserver does.
+    const convert = r.group === 'events.k8s.io' ? r.mirror?.convert : undefined;
+    return { version, includeObject: include, now: new Date(), convert };
+  }
+
+  private listPage(r: Resource, namespace: string, q: URLSearchParams): { page: KObject[]; meta: Record<string, unknown> } {
     const limitRaw = q.get('limit');
     const limit = limitRaw === null || limitRaw === '' ? 0 : Number(limitRaw);
     if (!Number.isInteger(limit) || limit < 0) throw badRequest(`invalid limit "${limitRaw}": must be a non-negative integer`);
@@ -571,8 +631,7 @@ export class ApiServer implements ApiServerDouble {
       meta.continue = Buffer.from(JSON.stringify({ id: snapId, offset: end })).toString('base64url');
       if (!hasSelectors) meta.remainingItemCount = items.length - end;
     } else if (snapId) this.snapshots.delete(snapId);
-    const encoded = page.map((o) => this.store.encode(o)).join(',');
-    return `{"kind":${JSON.stringify(listKind(r))},"apiVersion":${JSON.stringify(apiVersionOf(r))},"metadata":${JSON.stringify(meta)},"items":[${encoded}]}`;
+    return { page, meta };
   }
 
   private pruneSnapshots(): void {
@@ -581,50 +640,38 @@ export class ApiServer implements ApiServerDouble {
     while (this.snapshots.size > MAX_SNAPSHOTS) this.snapshots.delete(this.snapshots.keys().next().value as string);
   }
 
-  private patch(route: Route, q: URLSearchParams, body: Buffer, contentTypeHeader: string): [number, string] {
+  private patch(route: Route, q: URLSearchParams, body: Buffer, contentTypeHeader: string, opts: { dryRun: boolean; validation: FieldValidation; warnings: string[] }): [number, string] {
     const r = route.resource;
     const contentType = contentTypeHeader.split(';')[0].trim().toLowerCase();
     const accepted = r.custom ? [JSON_PATCH, MERGE_PATCH, APPLY_PATCH] : [JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH];
     if (!accepted.includes(contentType)) {
       throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
     }
-    const isApply = contentType === APPLY_PATCH;
-    if (q.has('force') && !isApply) {
+    if (contentType === APPLY_PATCH) {
+      // Without field ownership an apply would merge with the wrong semantics (no conflicts, no
+      // removal of fields dropped from the configuration): refused, never approximated.
+      throw new ApiError(415, 'UnsupportedMediaType', SERVER_SIDE_APPLY_REFUSED);
+    }
+    if (q.has('force')) {
       throw invalid('PatchOptions', 'meta.k8s.io', '', [{ field: 'force', type: 'FieldValueForbidden', detail: 'may not be specified for non-apply patch' }]);
     }
     const sub = route.subresource ? ('status' as const) : undefined;
     const ns = route.namespace || undefined;
-    if (isApply) {
-      if (!q.get('fieldManager')) {
-        throw invalid('PatchOptions', 'meta.k8s.io', '', [{ field: 'fieldManager', type: 'FieldValueRequired', detail: 'is required for apply patch' }]);
-      }
-      let applied: unknown;
-      try {
-        applied = parseYaml(body.toString('utf8'));
-      } catch (err) {
-        throw badRequest(`error decoding YAML: ${err instanceof Error ? err.message : String(err)}`);
-      }
-      if (!applied || typeof applied !== 'object' || Array.isArray(applied)) throw badRequest('an apply patch must be an object');
-      const cfg = applied as KObject;
-      if (cfg.metadata?.name !== undefined && cfg.metadata.name !== route.name) throw badRequest(`the name of the object (${cfg.metadata.name}) does not match the name on the URL (${route.name})`);
-      const current = this.store.peek(r.id, route.name, route.namespace);
-      if (!current) {
-        if (sub) throw notFound(r.group, r.plural, route.name);
-        const created = this.store.createRef(r.id, { ...cfg, metadata: { ...(cfg.metadata ?? {}), name: route.name } }, ns);
-        return [201, this.store.encode(created)];
-      }
-      const merged = r.custom ? applyMergePatch(current, cfg) : applyStrategicMergePatch(current, cfg, r.smp);
-      const updated = this.store.updateRef(r.id, merged, { name: route.name, namespace: ns, subresource: sub, owned: true });
-      return [200, this.store.encode(updated)];
-    }
     const current = this.store.getRef(r.id, route.name, route.namespace);
     const patchBody = parseJsonBody(body);
     let next: unknown;
     if (contentType === JSON_PATCH) next = applyJsonPatch(current, patchBody);
     else if (contentType === MERGE_PATCH) next = applyMergePatch(current, patchBody);
     else next = applyStrategicMergePatch(current, patchBody, r.smp);
+    if (opts.validation !== 'Ignore') {
+      // Merge patches are checked as sent (what the stored object already holds is not the
+      // patch's doing); a JSON patch by its result.
+      const unknown = unknownFieldsOf(r, contentType === JSON_PATCH ? next : patchBody);
+      if (unknown.length > 0 && opts.validation === 'Strict') throw strictPatchError(contentType === STRATEGIC_PATCH, patchBody, unknown);
+      opts.warnings.push(...unknown.map((f) => `unknown field "${f}"`));
+    }
     // A resourceVersion left in the patched object (unchanged or set by the patch) is a precondition.
-    const updated = this.store.updateRef(r.id, next, { name: route.name, namespace: ns, subresource: sub, owned: true });
+    const updated = this.store.updateRef(r.id, next, { name: route.name, namespace: ns, subresource: sub, owned: true, dryRun: opts.dryRun });
     return [200, this.store.encode(updated)];
   }
 

@@ -21,10 +21,14 @@ export interface ListOptions {
 
 export interface UpdateOptions {
   subresource?: 'status';
+  /** Validate and answer as if written, store nothing (no event, no resourceVersion bump). */
+  dryRun?: boolean;
 }
 
 export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** Check and answer as if deleted, remove nothing. */
+  dryRun?: boolean;
 }
 
 export interface DeleteResult {
@@ -267,7 +271,7 @@ export class Store {
   }
 
   /** Like create, returning the stored object. `owned`: the caller hands `input` over (no copy). */
-  createRef(ref: string, input: unknown, namespace?: string, owned = false): KObject {
+  createRef(ref: string, input: unknown, namespace?: string, owned = false, dryRun = false): KObject {
     const t = this.table(ref);
     const r = t.resource;
     const ns = this.nsFor(r, namespace ?? (input as KObject | undefined)?.metadata?.namespace);
@@ -294,6 +298,8 @@ export class Store {
     meta.creationTimestamp = this.timestamp();
     if (r.generation) meta.generation = 1;
     else delete meta.generation;
+    // A dry run answers the object as it would be stored, without a resourceVersion.
+    if (dryRun) return obj;
     meta.resourceVersion = String(this.nextRv());
     this.put(t, obj);
     this.emit('ADDED', r, obj);
@@ -329,7 +335,7 @@ export class Store {
     if (!old) {
       if (r.createOnUpdate && !options.subresource) {
         delete meta.resourceVersion;
-        return this.createRef(ref, obj, ns, true);
+        return this.createRef(ref, obj, ns, true, options.dryRun);
       }
       throw notFound(r.group, r.plural, name);
     }
@@ -381,6 +387,7 @@ export class Store {
     this.check(r, next, old);
     // A write that changes nothing is not a write: no new resourceVersion, no event.
     if (canonical(next) === this.canonicalOf(old)) return old;
+    if (options.dryRun) return next;
     nm.resourceVersion = String(this.nextRv());
     if (nm.deletionTimestamp && (nm.finalizers ?? []).length === 0) {
       this.remove(t, next);
@@ -411,6 +418,11 @@ export class Store {
     }
     if (pre.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
       throw conflict(r.group, r.plural, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`);
+    }
+    if (options.dryRun) {
+      const marked = (meta.finalizers ?? []).length > 0;
+      if (!marked) return { object: old, deleted: true };
+      return { object: meta.deletionTimestamp ? old : { ...old, metadata: { ...meta, deletionTimestamp: this.timestamp(), deletionGracePeriodSeconds: 0 } }, deleted: false };
     }
     if (r.plural === 'namespaces') this.deleteNamespaceContents(name);
     if ((meta.finalizers ?? []).length > 0) {
