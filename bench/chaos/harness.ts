@@ -75,8 +75,14 @@ export interface ChaosResult {
 }
 
 const LEASE = { namespace: 'kube-system', name: 'node-address-ccm' };
-const LEASE_MS = 4000;
-const RENEW_MS = 3000;
+// Issue 13's reproduction used 4 s / 3 s / 500 ms; 6 s / 4 s / 1 s keeps a replica on a loaded
+// 2-core machine from losing its lease to CPU starvation alone, and is still short enough for
+// freezes past the lease to fit a test.
+const LEASE_MS = 6000;
+const RENEW_MS = 4000;
+const RETRY_MS = 1000;
+/** Convergence also needs this long without a replica write (an event queue draining is not flapping). */
+const SETTLE_MS = 2000;
 const RANGES: Ranges = { clusterCIDRs: ['10.200.0.0/16'], maskSize: 24, serviceCIDRs: ['10.200.0.0/20'] };
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 const REPLICAS = 3;
@@ -97,7 +103,7 @@ function runArgs(kubeconfig: string, cloudConfig: string): string[] {
     `--service-cluster-ip-range=${RANGES.serviceCIDRs.join(',')}`,
     `--leader-elect-lease-duration=${LEASE_MS / 1000}s`,
     `--leader-elect-renew-deadline=${RENEW_MS / 1000}s`,
-    '--leader-elect-retry-period=500ms',
+    `--leader-elect-retry-period=${RETRY_MS}ms`,
     '--secure-port=0',
     '--node-status-update-frequency=1s',
     '--kube-api-qps=-1',
@@ -139,6 +145,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
 
   // ---- writes as they arrive, with the Lease as stored at that moment
   const writes: WriteRecord[] = [];
+  let lastWriteAt = 0;
   let quiet: WriteRecord[] | undefined;
   const lease = (): { holder: string; renewMs: number; leaseMs: number } => {
     const l = api.store.peek('leases.coordination.k8s.io', LEASE.name, LEASE.namespace) as { spec?: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number } } | undefined;
@@ -148,6 +155,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     if (!WRITE_VERBS.has(info.verb) || !info.user.startsWith('replica-') || info.resource === 'leases') return;
     const w: WriteRecord = { at: Date.now(), user: info.user, verb: info.verb, what: `${info.resource}${info.subresource ? '/' + info.subresource : ''} ${info.namespace ? info.namespace + '/' : ''}${info.name}`, ...lease() };
     writes.push(w);
+    lastWriteAt = w.at;
     quiet?.push(w);
   });
 
@@ -177,6 +185,16 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const leader = (): Replica | undefined => {
     const { holder } = lease();
     return live().find((r) => r.identity === holder && r.stoppedLeadingAt === undefined && !r.frozen);
+  };
+  /** The current leader, waiting for one (a takeover may be under way) up to three lease durations. */
+  const waitLeader = async (): Promise<Replica | undefined> => {
+    const until = Date.now() + 3 * LEASE_MS;
+    for (let r = leader(); Date.now() < until; r = leader()) {
+      if (r) return r;
+      await sleep(200);
+    }
+    log('no leader to act on');
+    return undefined;
   };
   const nextAcquired = (timeoutMs: number): Promise<Replica | undefined> =>
     new Promise((resolve) => {
@@ -247,8 +265,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
 
   const act: Record<Action, () => Promise<void>> = {
     'kill-leader': async () => {
-      const r = leader();
-      if (!r) return sleep(500);
+      const r = await waitLeader();
+      if (!r) return;
       r.killedByHarness = true;
       r.signalProcess('SIGKILL');
       figures.kills++;
@@ -256,8 +274,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       await sleep(between(1000, 2500));
     },
     'freeze-idle': async () => {
-      const r = leader();
-      if (!r) return sleep(500);
+      const r = await waitLeader();
+      if (!r) return;
       freeze(r);
       const ms = LEASE_MS + between(500, 2500);
       log(`SIGSTOP leader replica ${r.slot} pid ${r.pid} for ${ms} ms (idle)`);
@@ -266,8 +284,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       await sleep(2500);
     },
     'freeze-burst': async () => {
-      const r = leader();
-      if (!r) return sleep(500);
+      const r = await waitLeader();
+      if (!r) return;
       const burst = between(4, 8);
       createSome(burst);
       await sleep(between(0, 150));
@@ -281,18 +299,26 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     'freeze-startup-outage': async () => {
       // Issue 13's reproduction: the next replica to acquire the Lease is frozen before its
       // controllers start, the API goes down, and it resumes into the outage.
-      const old = leader();
-      if (!old) return sleep(500);
-      const next = nextAcquired(LEASE_MS * 3);
+      const old = await waitLeader();
+      if (!old) return;
+      const next = nextAcquired(LEASE_MS * 4);
       old.killedByHarness = true;
       old.signalProcess('SIGKILL');
       figures.kills++;
       const r = await next;
       if (!r || r.exitedAt !== undefined) return;
+      // Frozen either at once (in the takeover delay) or once its controllers start (their
+      // start-up LISTs in flight), as in the issue.
+      const when = pick(['acquired', 'starting controllers'] as const);
+      if (when === 'starting controllers') {
+        const until = Date.now() + 5000;
+        while (r.controllersStartingAt === undefined && r.exitedAt === undefined && Date.now() < until) await sleep(20);
+        if (r.exitedAt !== undefined) return;
+      }
       freeze(r);
       applyPlan({ blackout: { mode: 'reset' } });
       figures.blackouts++;
-      log(`replica ${r.slot} pid ${r.pid} acquired the lease: SIGSTOP, API blackout, SIGCONT past the lease`);
+      log(`replica ${r.slot} pid ${r.pid} ${when === 'acquired' ? 'acquired the lease' : 'is starting its controllers'}: SIGSTOP, API blackout, SIGCONT past the lease`);
       await sleep(LEASE_MS + between(500, 1500));
       thaw(r);
       await sleep(between(2500, 4000));
@@ -387,7 +413,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     while (Date.now() < convergeBy) {
       nodes = nodeProblems(api.store.list('nodes') as unknown as StoredNode[], pool, RANGES);
       leases = leaseProblems();
-      if (nodes.length === 0 && leases.length === 0 && live().length === REPLICAS) break;
+      if (nodes.length === 0 && leases.length === 0 && live().length === REPLICAS && Date.now() - lastWriteAt >= SETTLE_MS) break;
       await sleep(250);
     }
     if (nodes.length === 0 && leases.length === 0) figures.convergeMs = Date.now() - tEnd;
@@ -395,13 +421,17 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
 
     // ---- nothing is written once converged
     quiet = [];
+    const quietFromRv = api.store.resourceVersion;
     if (figures.convergeMs !== undefined) await sleep(o.quietMs ?? 5000);
+    type EventLike = { metadata: { name: string; resourceVersion?: string }; reason?: string; message?: string; involvedObject?: { name?: string } };
+    const quietEvents = (api.store.list('events') as unknown as EventLike[]).filter((e) => Number(e.metadata.resourceVersion) > quietFromRv);
     // The cloud node controller keeps retrying a node whose annotation the cloud cannot satisfy,
     // and its Warning event is re-counted each time: that is not flapping. Any other write is.
     const unsatisfiable = new Set((api.store.list('nodes') as unknown as StoredNode[]).filter((n) => (n.spec?.taints ?? []).some((t) => t.key === UNINITIALIZED)).map((n) => n.metadata.name));
     const retryEvent = (w: WriteRecord): boolean => w.what.startsWith('events ') && unsatisfiable.has(w.what.split('/').pop()!.split('.')[0]);
     figures.quietRetryEvents = quiet.filter(retryEvent).length;
     const quietWrites = quiet.filter((w) => !retryEvent(w)).map((w) => `${new Date(w.at).toISOString()} ${w.user} ${w.verb} ${w.what}`);
+    if (quietWrites.length > 0) for (const e of quietEvents) quietWrites.push(`  event ${e.metadata.name} about ${e.involvedObject?.name}: ${e.reason} ${e.message}`);
     if (figures.convergeMs !== undefined) {
       nodes = nodeProblems(api.store.list('nodes') as unknown as StoredNode[], pool, RANGES);
       leases = leaseProblems();

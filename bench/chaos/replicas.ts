@@ -24,6 +24,8 @@ export interface Replica {
   /** Leader-election identity, once logged. */
   identity?: string;
   acquiredAt?: number;
+  /** When "starting controllers" arrived (after the takeover delay). */
+  controllersStartingAt?: number;
   /** When "stopped leading" arrived (the process must exit within 2 s of it). */
   stoppedLeadingAt?: number;
   stoppedReason?: string;
@@ -79,6 +81,7 @@ export function startReplica(slot: number, args: string[], onLine?: (r: Replica,
       const msg = String(rec.msg ?? '');
       if (typeof rec.identity === 'string' && !r.identity) r.identity = rec.identity;
       if (msg === 'acquired the lease') r.acquiredAt = Date.now();
+      if (msg === 'starting controllers') r.controllersStartingAt = Date.now();
       if (msg === 'stopped leading' && r.stoppedLeadingAt === undefined) {
         r.stoppedLeadingAt = Date.now();
         r.stoppedReason = String(rec.reason ?? '');
