@@ -33,10 +33,13 @@ export const KUBECTL_MISSING = KUBECTL === undefined
   : undefined;
 if (KUBECTL_MISSING !== undefined && process.env.CI) throw new Error(`${KUBECTL_MISSING}; CI must run them`);
 
-/** describe() when kubectl is here; otherwise a skipped suite whose title is the reason. */
-export function describeKubectl(title: string, body: () => void): void {
+/**
+ * describe() when kubectl is here; otherwise a skipped suite whose title is the reason. Each test
+ * gets `timeoutMs` (default 60 s): several kubectl processes and a controller round each.
+ */
+export function describeKubectl(title: string, body: () => void, timeoutMs = 60_000): void {
   if (KUBECTL_MISSING !== undefined) describe.skip(`${title} — skipped: ${KUBECTL_MISSING}`, body);
-  else describe(title, body);
+  else describe(title, { timeout: timeoutMs }, body);
 }
 
 export interface KubectlResult {
