@@ -5,6 +5,12 @@
 // `patch nodes/status`. What the ServiceAccount asked for and what it was answered come from the
 // double's own counters: detailedCounters() rows carry the authenticated user and the status code.
 //
+// The same proof runs again with cloud-node-lifecycle (`--controllers=*,cloud-node-lifecycle`)
+// and deploy/base plus deploy/node-lifecycle, the grant the overlays that run it add: a node
+// whose machine left the cloud-config is deleted with it, and the one verb it adds (delete nodes)
+// is used. With the base alone, the controller gets a 403 on that DELETE, reports it (a Warning
+// event, a log line) and keeps running; the node stays.
+//
 // The process serves /metrics over HTTPS with delegated authentication, as deployed: a scraper
 // (the monitoring component's monitoring/prometheus-k8s, with its /metrics reader role) scrapes
 // it, so the ServiceAccount creates a TokenReview and a SubjectAccessReview. The grants counted
@@ -22,7 +28,7 @@ import type { NodeAddress } from '../../src/nodeip/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { E2ECluster, hasTaint, podCIDRsOf, UNINITIALIZED_TAINT_KEY } from '../e2e/support/cluster.js';
 import { startControllerManager, type ControllerProcess } from '../e2e/support/controller.js';
-import { defaultRunArgs, startDoubleTarget, type DoubleTarget } from '../e2e/support/double.js';
+import { defaultRunArgs, startDoubleTarget, type DoubleTarget, type StaticNodeEntry } from '../e2e/support/double.js';
 import { runPrefix } from '../e2e/support/target.js';
 import { consistently, eventually } from '../e2e/support/wait.js';
 import { grantKey, grantsFor, withoutVerb } from './support/grants.js';
@@ -31,6 +37,11 @@ import { freePort, get } from '../helpers/net.js';
 const SA_USER = 'system:serviceaccount:kube-system:node-address-ccm';
 const SA_GROUPS = ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'];
 const RBAC_FILE = path.join(repoRoot, 'deploy/base/rbac.yaml');
+/** What deploy/node-lifecycle adds (the overlays that run cloud-node-lifecycle include it). */
+const LIFECYCLE_RBAC_FILE = path.join(repoRoot, 'deploy/node-lifecycle/rbac.yaml');
+const SHUTDOWN_TAINT_KEY = 'node.cloudprovider.kubernetes.io/shutdown';
+/** Short, so a vanished node is acted on within a second or two. */
+const LIFECYCLE_ARGS = ['--controllers=*,cloud-node-lifecycle', '--node-monitor-period=1s'];
 const SCRAPER_USER = 'system:serviceaccount:monitoring:prometheus-k8s';
 /** The monitoring component's grant to its scraper: loaded into the double only, never counted as the ServiceAccount's. */
 const SCRAPER_RBAC = parseRbacYaml(readFileSync(path.join(repoRoot, 'deploy/components/monitoring/rbac-prometheus.yaml'), 'utf8'), 'rbac-prometheus.yaml');
@@ -58,8 +69,16 @@ const MULTI_ARGS = [
   '--node-cidr-mask-size-ipv6=120',
 ];
 
+function readPolicy(...files: string[]): RbacPolicy {
+  const parts = files.map((f) => parseRbacYaml(readFileSync(f, 'utf8'), f));
+  return { roles: parts.flatMap((p) => p.roles), bindings: parts.flatMap((p) => p.bindings) };
+}
+
 const I = (address: string): NodeAddress => ({ type: 'InternalIP', address });
 const DUAL: NodeAddress[] = [I('10.0.0.1'), I('fd00::1')];
+
+/** A static cloud-config entry; `shutdown: true` is the machine powered off. */
+type CloudEntry = StaticNodeEntry & { shutdown?: boolean };
 
 interface Run {
   target: DoubleTarget;
@@ -69,9 +88,11 @@ interface Run {
   /** https://127.0.0.1:<port> of the process's /metrics and health paths. */
   url: string;
   scraperToken: string;
+  /** Rewrites the watched cloud-config (node ids without the run prefix). */
+  writeCloud(nodes: Record<string, CloudEntry>): void;
 }
 
-async function startRun(policy: RbacPolicy, nodes: Record<string, { addresses: NodeAddress[] }>): Promise<Run> {
+async function startRun(policy: RbacPolicy, nodes: Record<string, CloudEntry>, extraArgs: string[] = []): Promise<Run> {
   const token = randomBytes(16).toString('hex');
   const scraperToken = randomBytes(16).toString('hex');
   const target = await startDoubleTarget({
@@ -81,9 +102,12 @@ async function startRun(policy: RbacPolicy, nodes: Record<string, { addresses: N
   // The controller talks to the double directly, as the ServiceAccount.
   const kubeconfigPath = target.writeKubeconfigFor(SA_USER);
   const prefix = runPrefix();
-  const cloud: Record<string, { addresses: NodeAddress[] }> = {};
-  for (const [id, entry] of Object.entries(nodes)) cloud[`${prefix}-${id}`] = entry;
-  target.writeCloudConfig(cloud);
+  const writeCloud = (entries: Record<string, CloudEntry>): void => {
+    const cloud: Record<string, CloudEntry> = {};
+    for (const [id, entry] of Object.entries(entries)) cloud[`${prefix}-${id}`] = entry;
+    target.writeCloudConfig(cloud);
+  };
+  writeCloud(nodes);
   const args = defaultRunArgs(kubeconfigPath, target.cloudConfigPath).filter((a) => !a.startsWith('--leader-elect') && !a.startsWith('--secure-port'));
   const port = await freePort();
   const ccm = startControllerManager([
@@ -95,9 +119,10 @@ async function startRun(policy: RbacPolicy, nodes: Record<string, { addresses: N
     '--leader-elect-renew-deadline=3s',
     '--leader-elect-retry-period=1s',
     ...MULTI_ARGS,
+    ...extraArgs,
   ]);
   const cluster = new E2ECluster(target.kubeConfig(), prefix);
-  return { target, cluster, ccm, prefix, url: `https://127.0.0.1:${port}`, scraperToken };
+  return { target, cluster, ccm, prefix, url: `https://127.0.0.1:${port}`, scraperToken, writeCloud };
 }
 
 async function stopRun(run: Run | undefined): Promise<void> {
@@ -109,23 +134,53 @@ async function stopRun(run: Run | undefined): Promise<void> {
 
 /** The double's answered requests of the ServiceAccount (resource and non-resource rows). */
 const saRows = (run: Run): DetailedCounterRow[] => run.target.server.detailedCounters().filter((r) => r.user === SA_USER);
+/**
+ * The kubelet of a node stops reporting: its Ready condition goes Unknown, as the node lifecycle
+ * controller of kube-controller-manager sets it. Written into the double's store directly (no
+ * request, so nothing is counted); get and update run synchronously, so nothing writes between.
+ */
+function kubeletStopped(run: Run, name: string): void {
+  const node = run.target.server.store.get('nodes', name) as unknown as { status: { conditions?: Array<{ type: string }> } };
+  const others = (node.status.conditions ?? []).filter((c) => c.type !== 'Ready');
+  node.status.conditions = [...others, { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' } as { type: string }];
+  run.target.server.store.update('nodes', node, { subresource: 'status' });
+}
+
 const describeRow = (r: DetailedCounterRow): string => `${r.code} ${r.verb} ${r.resource}${r.subresource ? `/${r.subresource}` : ''}${r.group ? `.${r.group}` : ''} ×${r.count}`;
 
-describe('RBAC of deploy/base/rbac.yaml, as the node-address-ccm ServiceAccount', () => {
-  const policy = parseRbacYaml(readFileSync(RBAC_FILE, 'utf8'), RBAC_FILE);
+interface Setup {
+  /** The RBAC files loaded, relative to the repository. */
+  files: string[];
+  args: string[];
+  /** Runs cloud-node-lifecycle: a node whose machine leaves the cloud-config is deleted, a powered-off one tainted. */
+  lifecycle: boolean;
+}
+
+const SETUPS: Array<[string, Setup]> = [
+  ['deploy/base, --controllers=*', { files: [RBAC_FILE], args: [], lifecycle: false }],
+  ['deploy/base + deploy/node-lifecycle, --controllers=*,cloud-node-lifecycle', { files: [RBAC_FILE, LIFECYCLE_RBAC_FILE], args: LIFECYCLE_ARGS, lifecycle: true }],
+];
+
+describe.each(SETUPS)('RBAC of %s, as the node-address-ccm ServiceAccount', (_title, setup) => {
+  const policy = readPolicy(...setup.files);
   let run: Run;
   let conflict: FaultHandle;
   const log = (): string => `controller manager output (tail):\n${run?.ccm.tail(60) ?? ''}`;
   const wait = { timeoutMs: 30_000, describe: log };
 
   beforeAll(async () => {
-    run = await startRun(policy, { a: { addresses: DUAL }, b: { addresses: DUAL }, stuck: { addresses: DUAL } });
+    // With cloud-node-lifecycle, two more machines: `gone` leaves the cloud-config, `off` is powered off.
+    const lifecycleNodes: Record<string, CloudEntry> = setup.lifecycle ? { gone: { addresses: [I('10.0.0.20')] }, off: { addresses: [I('10.0.0.21')] } } : {};
+    run = await startRun(policy, { a: { addresses: DUAL }, b: { addresses: DUAL }, stuck: { addresses: DUAL }, ...lifecycleNodes }, setup.args);
     // One write conflict on a node patch: the controller re-reads the node (get nodes) and re-plans.
     conflict = run.target.server.faults.inject({ verb: 'patch', resource: 'nodes', subresource: '', status: 409, count: 1 });
     await run.cluster.registerFakeNode({ name: `${run.prefix}-a`, cloudProviderExternal: true, hostIPs: ['10.0.0.1', 'fd00::1'] });
     await run.cluster.registerFakeNode({ name: `${run.prefix}-b`, nodeIP: 'fd00::1,10.0.0.1', cloudProviderExternal: true, hostIPs: ['10.0.0.1', 'fd00::1'] });
     // Its --node-ip is not the cloud's: repeated Warning events exercise the event aggregation (patch).
     await run.cluster.registerFakeNode({ name: `${run.prefix}-stuck`, nodeIP: '10.0.0.9', cloudProviderExternal: true, hostIPs: ['10.0.0.9'] });
+    for (const id of Object.keys(lifecycleNodes)) {
+      await run.cluster.registerFakeNode({ name: `${run.prefix}-${id}`, cloudProviderExternal: true, hostIPs: [lifecycleNodes[id]!.addresses[0]!.address] });
+    }
   }, 60_000);
 
   afterAll(() => stopRun(run));
@@ -137,6 +192,22 @@ describe('RBAC of deploy/base/rbac.yaml, as the node-address-ccm ServiceAccount'
         expect(hasTaint(n, UNINITIALIZED_TAINT_KEY)).toBe(false);
         expect(podCIDRsOf(n).length).toBe(2);
       }, wait);
+    }
+    if (setup.lifecycle) {
+      const gone = `${run.prefix}-gone`;
+      const off = `${run.prefix}-off`;
+      for (const name of [gone, off]) {
+        await eventually(async () => expect(podCIDRsOf(await run.cluster.getNode(name)).length).toBeGreaterThan(0), wait);
+      }
+      // Their kubelets stop reporting; one machine is decommissioned (its entry leaves the
+      // watched file), the other powered off.
+      kubeletStopped(run, gone);
+      kubeletStopped(run, off);
+      run.writeCloud({ a: { addresses: DUAL }, b: { addresses: DUAL }, stuck: { addresses: DUAL }, off: { addresses: [I('10.0.0.21')], shutdown: true } });
+      await eventually(async () => expect(await run.cluster.nodeExists(gone)).toBe(false), wait);
+      await eventually(async () => expect(hasTaint(await run.cluster.getNode(off), SHUTDOWN_TAINT_KEY)).toBe(true), wait);
+      expect((await run.cluster.nodeEvents(gone)).map((e) => e.reason)).toContain('DeletingNode');
+      expect(run.target.server.count({ user: SA_USER, verb: 'delete', resource: 'nodes', code: 200 })).toBe(1);
     }
     // The lease was renewed at least once, and a repeated event was aggregated.
     await eventually(() => expect(saRows(run).some((r) => r.verb === 'update' && r.resource === 'leases' && r.code < 300)).toBe(true), wait);
@@ -182,9 +253,56 @@ describe('RBAC of deploy/base/rbac.yaml, as the node-address-ccm ServiceAccount'
       `RBAC: ${granted.size} granted (verb, resource) pairs, ${used.size} used.\n` +
         `granted but unused:\n${unused.map((k) => `  ${k}${allowed[k] ? `  (allowed: ${allowed[k]})` : '  (NOT ALLOWED)'}`).join('\n') || '  (none)'}`,
     );
-    expect(unused.filter((k) => !(k in allowed)), 'granted verbs the controllers never used: remove them from deploy/base/rbac.yaml or explain them in UNUSED_ALLOWED').toEqual([]);
+    expect(unused.filter((k) => !(k in allowed)), `granted verbs the controllers never used: remove them from ${setup.files.map((f) => path.relative(repoRoot, f)).join(' or ')} or explain them in UNUSED_ALLOWED`).toEqual([]);
     // The allow-lists must not go stale: everything in them is granted.
     expect(Object.keys(UNUSED_ALLOWED).filter((k) => !granted.has(k))).toEqual([]);
+  });
+});
+
+describe('cloud-node-lifecycle with deploy/base alone (no deploy/node-lifecycle)', () => {
+  const policy = readPolicy(RBAC_FILE);
+  let run: Run;
+  const log = (): string => `controller manager output (tail):\n${run?.ccm.tail(60) ?? ''}`;
+  const wait = { timeoutMs: 30_000, describe: log };
+
+  beforeAll(async () => {
+    run = await startRun(policy, { a: { addresses: DUAL }, gone: { addresses: [I('10.0.0.20')] } }, LIFECYCLE_ARGS);
+    await run.cluster.registerFakeNode({ name: `${run.prefix}-a`, cloudProviderExternal: true, hostIPs: ['10.0.0.1', 'fd00::1'] });
+    await run.cluster.registerFakeNode({ name: `${run.prefix}-gone`, cloudProviderExternal: true, hostIPs: ['10.0.0.20'] });
+  }, 60_000);
+
+  afterAll(() => stopRun(run));
+
+  it('the base grants no delete on nodes', () => {
+    const keys = grantsFor(withBootstrapRoles(policy), SA_USER, SA_GROUPS).map(grantKey);
+    expect(keys).toContain('patch nodes');
+    expect(keys).not.toContain('delete nodes');
+    expect(grantsFor(readPolicy(LIFECYCLE_RBAC_FILE), SA_USER, SA_GROUPS).map(grantKey)).toEqual(['delete nodes']);
+  });
+
+  it('a vanished node: 403 on its DELETE, reported as a Warning event and a log line; the node stays, the process keeps running', { timeout: 90_000 }, async () => {
+    const gone = `${run.prefix}-gone`;
+    await eventually(async () => expect(podCIDRsOf(await run.cluster.getNode(gone)).length).toBeGreaterThan(0), wait);
+    kubeletStopped(run, gone);
+    run.writeCloud({ a: { addresses: DUAL } });
+    await eventually(() => expect(run.target.server.count({ user: SA_USER, verb: 'delete', resource: 'nodes', code: 403 })).toBeGreaterThan(0), wait);
+    await eventually(async () => {
+      const failed = (await run.cluster.nodeEvents(gone)).filter((e) => e.reason === 'DeletingNodeFailed');
+      expect(failed.length).toBeGreaterThan(0);
+      for (const e of failed) {
+        expect(e.type).toBe('Warning');
+        expect(e.message).toMatch(/forbidden/i);
+      }
+    }, wait);
+    expect(run.ccm.output()).toContain('failed to delete node; retrying next period');
+    // Retried every period, never deleted, never a crash.
+    await consistently(async () => {
+      expect(await run.cluster.nodeExists(gone)).toBe(true);
+      expect(run.ccm.exitCode()).toBeUndefined();
+    }, 2_500);
+    expect(run.target.server.count({ user: SA_USER, verb: 'delete', resource: 'nodes', code: 403 })).toBeGreaterThan(1);
+    // That DELETE is the only request the base refuses the controllers.
+    expect([...new Set(saRows(run).filter((r) => r.code === 403).map(grantKey))]).toEqual(['delete nodes']);
   });
 });
 
