@@ -92,6 +92,9 @@ describe('ControllerManager', () => {
     for (let i = 0; i < 16; i++) createNode(cluster.api, { name: `n${i}` });
     start('b', cloud);
     expect(await a.done).toBe('lost');
+    // The term's end aborts a's writes on the wire at once, so run() returns before the server (in
+    // this process) has read them all: let those arrive; after that, nothing more may.
+    await new Promise((r) => setTimeout(r, 200));
     const writesAfterLoss = cluster.api.count({ userAgent: 'ccm-a', verb: 'patch', resource: 'nodes' });
     await until(() => allInitialised(16), 15_000, 'b finishes');
     expectUniquePodCIDRs();
