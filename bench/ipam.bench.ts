@@ -72,6 +72,20 @@ const cases: Case[] = [
     },
   },
   { name: '1,000,000 /64 from fd00::/32', unit: 'alloc', runs: 3, run: () => fill('fd00::/32', 64, 1_000_000) },
+  // KEP-2593's example pool: 2^58 blocks, so exact bigint offsets (HugeRange) from the start.
+  { name: 'allocate 65,536 /122 in fd12:3456:789a:1::/64 (2^58 blocks)', unit: 'alloc', runs: 3, run: () => fill('fd12:3456:789a:1::/64', 122, 65_536) },
+  {
+    name: '20,000 /122 in fd12:3456:789a:1::/64, release every other',
+    unit: 'op',
+    runs: 3,
+    run: () => {
+      const s = new CIDRSet('fd12:3456:789a:1::/64', 122);
+      const got: string[] = [];
+      for (let i = 0; i < 20_000; i++) got.push(s.allocateNext());
+      for (let i = 0; i < 20_000; i += 2) s.release(got[i]);
+      return { ops: 30_000, held: 10_000, keep: s, check: Number(s.usedCount) };
+    },
+  },
   {
     name: 'mixed /23–/26 churn in 10.0.0.0/8 (200,000 ops, ≤ 20,000 held)',
     unit: 'op',

@@ -82,8 +82,15 @@ export class BigBlockTree {
   private readonly height: number;
   private readonly root = new TNode();
   private readonly unit: bigint[] = [];
+  /** log2 of unit[l], for shifts instead of bigint division on the way down. */
+  private readonly shift: bigint[] = [];
   private readonly fanout: number[] = [];
   private readonly fullMask: number[] = [];
+
+  // Fast path for runs of same-size allocations (as in BlockTree): the node the last mark set bits in.
+  private hint: TNode | undefined;
+  private hintLevel = 0;
+  private hintStart = 0n;
 
   /** `alignBits`: log2 of the usual block size in units; such a block is exactly one child bit. */
   constructor(unitBits: number, alignBits = 0) {
@@ -95,6 +102,7 @@ export class BigBlockTree {
     for (let l = 0; l === 0 || below < unitBits; l++) {
       const fb = l === 0 && first !== 0 ? first : FANOUT_BITS;
       this.unit.push(1n << BigInt(below));
+      this.shift.push(BigInt(below));
       this.fanout.push(1 << fb);
       this.fullMask.push(fb === FANOUT_BITS ? -1 : (1 << (1 << fb)) - 1);
       below += fb;
@@ -104,14 +112,38 @@ export class BigBlockTree {
 
   /** Marks [start, start+size) used (an aligned power-of-two region). True when anything changed. */
   mark(start: bigint, size: bigint): boolean {
-    return this.markIn(this.root, this.height - 1, 0n, start, size);
+    const h = this.hint;
+    if (h !== undefined) {
+      const level = this.hintLevel;
+      const cs = this.unit[level];
+      const rel = start - this.hintStart;
+      if (size >= cs && rel >= 0n && rel + size <= cs * BigInt(this.fanout[level])) {
+        const m = run(Number(size / cs), Number(rel >> this.shift[level]));
+        if ((h.full & m) === m) return false;
+        dropKidsIn(h, m);
+        h.full |= m;
+        h.any |= m;
+        if (h.full === this.fullMask[level]) {
+          // The node filled up: walk down from the root so the ancestors fold it into a bit.
+          this.hint = undefined;
+          this.markIn(this.root, this.height - 1, 0n, start, size);
+        }
+        return true;
+      }
+    }
+    const changed = this.markIn(this.root, this.height - 1, 0n, start, size);
+    if (this.hint !== undefined && this.hint.full === this.fullMask[this.hintLevel]) this.hint = undefined;
+    return changed;
   }
 
   private markIn(node: TNode, level: number, nodeStart: bigint, start: bigint, size: bigint): boolean {
     const cs = this.unit[level];
-    const idx = Number((start - nodeStart) / cs);
+    const idx = Number((start - nodeStart) >> this.shift[level]);
     if (size >= cs) {
       const m = run(Number(size / cs), idx);
+      this.hint = node;
+      this.hintLevel = level;
+      this.hintStart = nodeStart;
       if ((node.full & m) === m) return false;
       dropKidsIn(node, m);
       node.full |= m;
@@ -127,7 +159,7 @@ export class BigBlockTree {
       insertKid(node, idx, kid);
       node.any |= bit;
     }
-    const changed = this.markIn(kid, level - 1, nodeStart + BigInt(idx) * cs, start, size);
+    const changed = this.markIn(kid, level - 1, nodeStart + (BigInt(idx) << this.shift[level]), start, size);
     if (kid.full === this.fullMask[level - 1]) {
       removeKid(node, idx);
       node.full |= bit;
@@ -137,12 +169,13 @@ export class BigBlockTree {
 
   /** Marks [start, start+size) free. True when any unit was used before. */
   clear(start: bigint, size: bigint): boolean {
+    this.hint = undefined;
     return this.clearIn(this.root, this.height - 1, 0n, start, size);
   }
 
   private clearIn(node: TNode, level: number, nodeStart: bigint, start: bigint, size: bigint): boolean {
     const cs = this.unit[level];
-    const idx = Number((start - nodeStart) / cs);
+    const idx = Number((start - nodeStart) >> this.shift[level]);
     if (size >= cs) {
       const m = run(Number(size / cs), idx);
       if ((node.any & m) === 0) return false;
@@ -161,7 +194,7 @@ export class BigBlockTree {
       insertKid(node, idx, kid);
       node.full &= ~bit;
     } else kid = getKid(node, idx);
-    const changed = this.clearIn(kid, level - 1, nodeStart + BigInt(idx) * cs, start, size);
+    const changed = this.clearIn(kid, level - 1, nodeStart + (BigInt(idx) << this.shift[level]), start, size);
     if (kid.any === 0) {
       removeKid(node, idx);
       node.any &= ~bit;
@@ -178,13 +211,13 @@ export class BigBlockTree {
     let nodeStart = 0n;
     for (let level = this.height - 1; ; level--) {
       const cs = this.unit[level];
-      const idx = Number((start - nodeStart) / cs);
+      const idx = Number((start - nodeStart) >> this.shift[level]);
       if (size >= cs) return (node.any & run(Number(size / cs), idx)) !== 0;
       const bit = 1 << idx;
       if (node.full & bit) return true;
       if (!(node.any & bit)) return false;
       node = getKid(node, idx);
-      nodeStart += BigInt(idx) * cs;
+      nodeStart += BigInt(idx) << this.shift[level];
     }
   }
 
@@ -194,7 +227,7 @@ export class BigBlockTree {
     let nodeStart = 0n;
     for (let level = this.height - 1; ; level--) {
       const cs = this.unit[level];
-      const idx = Number((start - nodeStart) / cs);
+      const idx = Number((start - nodeStart) >> this.shift[level]);
       if (size >= cs) {
         const m = run(Number(size / cs), idx);
         return (node.full & m) === m;
@@ -203,13 +236,29 @@ export class BigBlockTree {
       if (node.full & bit) return true;
       if (!(node.any & bit)) return false;
       node = getKid(node, idx);
-      nodeStart += BigInt(idx) * cs;
+      nodeStart += BigInt(idx) << this.shift[level];
     }
   }
 
   /** First start ≥ from, aligned to size, whose region is entirely free and inside the range; -1n when none. */
   findFree(from: bigint, size: bigint): bigint {
     if (from < 0n) from = 0n;
+    const h = this.hint;
+    if (h !== undefined) {
+      const level = this.hintLevel;
+      const cs = this.unit[level];
+      const hs = this.hintStart;
+      const span = cs * BigInt(this.fanout[level]);
+      if (size >= cs && size <= span && from >= hs && from < hs + span) {
+        const c = Number(size / cs);
+        const first = Number(ceilTo(from - hs, size) >> this.shift[level]);
+        const g = freeGroups(h.any, c) & this.fullMask[level] & bitsFrom(first);
+        if (g !== 0) {
+          const s = hs + (BigInt(lowestBit(g)) << this.shift[level]);
+          if (s + size <= this.limit) return s;
+        }
+      }
+    }
     const s = this.findIn(this.root, this.height - 1, 0n, from, size);
     return s >= 0n && s + size <= this.limit ? s : -1n;
   }
@@ -223,13 +272,13 @@ export class BigBlockTree {
       const g = freeGroups(node.any, c) & this.fullMask[level] & bitsFrom(first);
       return g === 0 ? -1n : nodeStart + BigInt(lowestBit(g)) * cs;
     }
-    let idx = from <= nodeStart ? 0 : Number((from - nodeStart) / cs);
+    let idx = from <= nodeStart ? 0 : Number((from - nodeStart) >> this.shift[level]);
     const fan = this.fanout[level];
     while (idx < fan) {
       const cand = ~node.full & bitsFrom(idx) & this.fullMask[level];
       if (cand === 0) return -1n;
       idx = lowestBit(cand);
-      const childStart = nodeStart + BigInt(idx) * cs;
+      const childStart = nodeStart + (BigInt(idx) << this.shift[level]);
       if (!(node.any & (1 << idx))) {
         const s = from <= childStart ? childStart : ceilTo(from, size);
         if (s + size <= childStart + cs) return s;
@@ -250,8 +299,8 @@ export class BigBlockTree {
 
   private touchedIn(node: TNode, level: number, nodeStart: bigint, lo: bigint, hi: bigint, bs: bigint): bigint {
     const cs = this.unit[level];
-    const first = lo <= nodeStart ? 0 : Number((lo - nodeStart) / cs);
-    const lastB = (hi - 1n - nodeStart) / cs;
+    const first = lo <= nodeStart ? 0 : Number((lo - nodeStart) >> this.shift[level]);
+    const lastB = (hi - 1n - nodeStart) >> this.shift[level];
     const last = lastB >= BigInt(this.fanout[level] - 1) ? this.fanout[level] - 1 : Number(lastB);
     if (cs <= bs) {
       const c = Number(bs / cs);
@@ -263,7 +312,7 @@ export class BigBlockTree {
     for (let k = first; k <= last; k++) {
       const bit = 1 << k;
       if (!(node.any & bit)) continue;
-      const cStart = nodeStart + BigInt(k) * cs;
+      const cStart = nodeStart + (BigInt(k) << this.shift[level]);
       const a = lo > cStart ? lo : cStart;
       const b = hi < cStart + cs ? hi : cStart + cs;
       if (node.full & bit) n += (b - a) / bs;

@@ -69,7 +69,11 @@ export class HugeRange {
     }
     this.lastTries = tries;
     if (start < 0n) return undefined;
-    this.change({ start, size }, true);
+    if (size >= this.nodeBlock) {
+      // The region was entirely free, so each node block in it is newly touched.
+      this.tree.mark(start, size);
+      this.touched += size / this.nodeBlock;
+    } else this.change({ start, size }, true);
     const next = start + size;
     this.cursor = next >= this.tree.limit ? 0n : next;
     return formatCIDR(this.cidr.family, this.cidr.addr + start, maskSize);
