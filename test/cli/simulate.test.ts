@@ -41,6 +41,7 @@ describe('node-address-ccm simulate', () => {
     const r = await runCli(['simulate'], { timeoutMs: 60_000 });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^API server double at http:\/\/127\.0\.0\.1:\d+; 12 tainted nodes and 2 not-Ready ones for the node lifecycle demo; static cloud with the KEP-3705 example addresses\n/);
     const rows = tableRows(r.stdout);
     expect(rows).toHaveLength(12);
     const byCase = new Map(rows.map((c) => [c[0]!.replace(/^sim-\d+-/, ''), c]));
@@ -58,6 +59,7 @@ describe('node-address-ccm simulate', () => {
   it('--nodes scales it and the gate off leaves dual-stack pairs tainted', async () => {
     const r = await runCli(['simulate', '--nodes', '30', '--feature-gates', 'CloudDualStackNodeIPs=false'], { timeoutMs: 60_000 });
     expect(r.code).toBe(0);
+    expect(r.stdout).toContain('; 30 tainted nodes and 2 not-Ready ones for the node lifecycle demo;');
     const rows = tableRows(r.stdout);
     expect(rows).toHaveLength(30);
     for (const c of rows.filter((x) => /-(dual|v6primary)$/.test(x[0]!))) {

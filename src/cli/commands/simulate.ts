@@ -21,7 +21,7 @@ export function register(program: Command): void {
   program
     .command('simulate')
     .description('run the controller manager against an embedded simulated cluster (API server double, static cloud) and show the outcome')
-    .option('--nodes <n>', 'number of tainted nodes (cycling through the KEP-3705 cases)', '12')
+    .option('--nodes <n>', 'number of tainted nodes (cycling through the KEP-3705 cases); without --keep, the node lifecycle demo adds two not-Ready ones', '12')
     .option('--feature-gates <list>', 'feature gates, e.g. CloudDualStackNodeIPs=false')
     .option('--timeout <duration>', 'give up after this long', '60s')
     .option('--full-table', 'print every node even for large clusters')

@@ -158,7 +158,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     api.store.createMany('nodes', [...cluster, ...demo].map((c) => c.node));
     const expectedDone = cluster.length;
     if (options.progress !== false) {
-      out.write(`API server double at ${api.url}; ${cluster.length} tainted nodes; static cloud with the KEP-3705 example addresses\n`);
+      // The lifecycle demo's nodes are initialised already, but their kubelets stopped reporting.
+      const demoNodes = demo.length > 0 ? ` and ${demo.length} not-Ready ones for the node lifecycle demo` : '';
+      out.write(`API server double at ${api.url}; ${cluster.length} tainted nodes${demoNodes}; static cloud with the KEP-3705 example addresses\n`);
       out.write(`cluster CIDR ${SIM_CLUSTER_CIDR}, Service CIDR ${SIM_SERVICE_CIDR}\n`);
     }
     const runOptions = resolveRunOptions({
