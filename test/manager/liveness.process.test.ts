@@ -32,12 +32,11 @@ describe('a deposed replica exits 1 within 2 s, whatever the API server does', (
     await new Promise((r) => setTimeout(r, 4500));
     run.kill('SIGCONT');
     const stopped = await run.waitFor((l) => l.msg === 'stopped leading', 5000, 'stopped leading');
-    expect(stopped.reason).toBe('lost');
-    const code = await run.exitWithin(10_000);
-    expect(code).toBe(1);
-    expect((run.exitedAt as number) - stopped.time).toBeLessThanOrEqual(2000);
+    expect(stopped.reason, run.stdout).toBe('lost');
+    expect(await run.exitWithin(10_000), run.stdout).toBe(1);
+    expect((run.exitedAt as number) - stopped.time, run.stdout).toBeLessThanOrEqual(2000);
     // Cancelled, not cut off by the exit deadline.
-    expect(run.lines.filter(gaveUp)).toEqual([]);
+    expect(run.lines.filter(gaveUp), run.stdout).toEqual([]);
   }, 40_000);
 
   it('losing the lease while start-up is stuck in an API outage (not frozen)', async () => {
@@ -48,11 +47,11 @@ describe('a deposed replica exits 1 within 2 s, whatever the API server does', (
     // Start-up begins after the takeover delay and blocks in node IPAM's re-list; renewals fail
     // until the renew deadline ends the term.
     const stopped = await run.waitFor((l) => l.msg === 'stopped leading', 10_000, 'stopped leading');
-    expect(stopped.reason).toBe('lost');
-    expect(await run.exitWithin(10_000)).toBe(1);
-    expect((run.exitedAt as number) - stopped.time).toBeLessThanOrEqual(2000);
+    expect(stopped.reason, run.stdout).toBe('lost');
+    expect(await run.exitWithin(10_000), run.stdout).toBe(1);
+    expect((run.exitedAt as number) - stopped.time, run.stdout).toBeLessThanOrEqual(2000);
     // Cancelled, not cut off by the exit deadline.
-    expect(run.lines.filter(gaveUp)).toEqual([]);
+    expect(run.lines.filter(gaveUp), run.stdout).toEqual([]);
   }, 40_000);
 });
 
@@ -65,9 +64,9 @@ describe('SIGTERM exits 0 within --shutdown-grace-period, whatever the API serve
     await run.waitFor((l) => l.msg === 'starting controllers', 5000, 'starting controllers');
     const sent = Date.now();
     run.kill('SIGTERM');
-    expect(await run.exitWithin(10_000)).toBe(0);
+    expect(await run.exitWithin(10_000), run.stdout).toBe(0);
     expect((run.exitedAt as number) - sent).toBeLessThanOrEqual(2500);
-    expect(run.lines.filter(gaveUp)).toEqual([]);
+    expect(run.lines.filter(gaveUp), run.stdout).toEqual([]);
   }, 40_000);
 
   it('while leading with the controllers running; after the grace period it says what was pending', async () => {
@@ -78,7 +77,7 @@ describe('SIGTERM exits 0 within --shutdown-grace-period, whatever the API serve
     api.proc.kill('SIGSTOP');
     const sent = Date.now();
     run.kill('SIGTERM');
-    expect(await run.exitWithin(10_000)).toBe(0);
+    expect(await run.exitWithin(10_000), run.stdout).toBe(0);
     expect((run.exitedAt as number) - sent).toBeLessThanOrEqual(2000);
     // The lease release hangs on the frozen API server: the deadline ends it and says so.
     const last = run.lines.find(gaveUp);
@@ -106,7 +105,7 @@ describe('/livez while a shutdown is stuck', () => {
     }
     expect(live.status).toBe(500);
     expect(live.body).toMatch(/\[-\]shutdown failed: shutting down for [\d.]+ s; pending: /);
-    expect(await run.exitWithin(10_000)).toBe(0);
+    expect(await run.exitWithin(10_000), run.stdout).toBe(0);
     api.proc.kill('SIGCONT');
   }, 40_000);
 });
