@@ -2,7 +2,7 @@
 // it serves: OpenAPI-driven apply and explain, strict field validation, server-side Tables,
 // server dry runs, access reviews, and server-side apply refused. Skipped, saying so, where
 // kubectl is not installed (CI has it).
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -149,6 +149,27 @@ describe.runIf(HAVE_KUBECTL)('kubectl against the API server double', () => {
     expect(events[0]).toEqual(['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'SUBOBJECT', 'SOURCE', 'MESSAGE', 'FIRST SEEN', 'COUNT', 'NAME']);
     expect(events[1].slice(1, 4)).toEqual(['Normal', 'Synced', 'node/k-wide']);
     expect(events[1].slice(-2)).toEqual(['2', 'k-ev']);
+  });
+
+  it('get -w prints a row per change in the same columns; api-resources lists the review endpoints', async () => {
+    await ok(['apply', '-f', '-'], NODE('k-watch'));
+    const child = spawn(KUBECTL, ['--kubeconfig', adminKc, '--cache-dir', path.join(dir, 'cache'), 'get', 'node', 'k-watch', '-w', '-o', 'wide'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const lines = async (n: number): Promise<string[][]> => {
+      for (let i = 0; i < 200 && rows(out).length < n; i++) await new Promise((r) => setTimeout(r, 100));
+      return rows(out);
+    };
+    try {
+      expect((await lines(2))[0]).toEqual(['NAME', 'STATUS', 'ROLES', 'AGE', 'VERSION', 'INTERNAL-IP', 'EXTERNAL-IP', 'OS-IMAGE', 'KERNEL-VERSION', 'CONTAINER-RUNTIME']);
+      s.store.update('nodes', { ...s.store.get('nodes', 'k-watch'), status: { conditions: [{ type: 'Ready', status: 'False' }] } }, { subresource: 'status' });
+      const seen = await lines(3);
+      expect(seen[2].slice(0, 3)).toEqual(['k-watch', 'NotReady', 'worker']);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const resources = rows(await ok(['api-resources', '--api-group=authorization.k8s.io']));
+    expect(resources.map((r) => r[0]).sort()).toEqual(['NAME', 'selfsubjectaccessreviews', 'selfsubjectrulesreviews', 'subjectaccessreviews']);
   });
 
   it('--dry-run=server validates and answers, and stores nothing (create, patch, delete)', async () => {

@@ -1,5 +1,6 @@
 // Discovery documents (/api, /apis, /apis/<group>/<version>, /version) built from the resource
 // table, in the unaggregated form client libraries fall back to.
+import { REVIEWS } from './reviews.js';
 import type { Resource } from './store.js';
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -22,7 +23,8 @@ export function coreVersions(): object {
 
 function groupsOf(resources: readonly Resource[]): Map<string, string[]> {
   const groups = new Map<string, string[]>();
-  for (const r of resources) {
+  // The review endpoints (create-only, never stored) are discovered like resources.
+  for (const r of [...resources, ...REVIEWS]) {
     if (!r.group) continue;
     const versions = groups.get(r.group) ?? [];
     if (!versions.includes(r.version)) versions.push(r.version);
@@ -47,8 +49,9 @@ export function apiGroup(resources: readonly Resource[], group: string): object 
 
 export function apiResourceList(resources: readonly Resource[], group: string, version: string): object | undefined {
   const rs = resources.filter((r) => r.group === group && r.version === version);
-  if (rs.length === 0) return undefined;
-  const list: object[] = [];
+  const reviews = REVIEWS.filter((r) => r.group === group && r.version === version);
+  if (rs.length === 0 && reviews.length === 0) return undefined;
+  const list: object[] = reviews.map((r) => ({ name: r.plural, singularName: r.kind.toLowerCase(), namespaced: false, kind: r.kind, verbs: ['create'] }));
   for (const r of rs) {
     list.push({ name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: VERBS, ...(r.shortNames.length ? { shortNames: r.shortNames } : {}), storageVersionHash: '' });
     if (r.status) list.push({ name: `${r.plural}/status`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] });

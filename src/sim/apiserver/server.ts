@@ -459,7 +459,10 @@ export class ApiServer implements ApiServerDouble {
       if (fault.latencyMs > 0) await delay(fault.latencyMs);
       if (fault.error) throw fault.error;
       if (verb === 'watch') {
-        serveWatch(this.watchContext, req, res, route, q, fault.drop);
+        const table = this.tableOptions(route.resource, req, q);
+        // kubectl get -w asks for Tables: each event carries a one-row Table.
+        const encode = table ? (o: KObject) => JSON.stringify(buildTable(route.resource, [o], { resourceVersion: o.metadata?.resourceVersion }, table)) : undefined;
+        serveWatch(this.watchContext, req, res, route, q, fault.drop, encode);
         answered = 200;
         return;
       }
@@ -583,7 +586,15 @@ export class ApiServer implements ApiServerDouble {
     if (include !== 'None' && include !== 'Metadata' && include !== 'Object') throw badRequest(`includeObject: Unsupported value: "${include}": supported values: "None", "Metadata", "Object"`);
     // events.k8s.io Events are printed in their core/v1 form, as kube-apiserver does.
     const convert = r.group === 'events.k8s.io' ? r.mirror?.convert : undefined;
-    return { version, includeObject: include, now: new Date(), convert };
+    return {
+      version,
+      includeObject: include,
+      // A watch lives on: ages are computed when each event is sent.
+      get now() {
+        return new Date();
+      },
+      convert,
+    };
   }
 
   private listPage(r: Resource, namespace: string, q: URLSearchParams): { page: KObject[]; meta: Record<string, unknown> } {

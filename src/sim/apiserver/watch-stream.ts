@@ -19,9 +19,10 @@ export interface WatchContext {
 
 /**
  * Serves `?watch=true`: newline-delimited JSON events over a chunked 200 response, as
- * kube-apiserver streams them. `drop` cuts the connection right after the headers.
+ * kube-apiserver streams them. `drop` cuts the connection right after the headers. `encode`
+ * turns an event's object into JSON (default: the object itself; a Table for kubectl get -w).
  */
-export function serveWatch(ctx: WatchContext, req: http.IncomingMessage, res: http.ServerResponse, route: Route, q: URLSearchParams, drop: boolean): void {
+export function serveWatch(ctx: WatchContext, req: http.IncomingMessage, res: http.ServerResponse, route: Route, q: URLSearchParams, drop: boolean, encode: (o: KObject) => string = (o) => ctx.store.encode(o)): void {
   const r = route.resource;
   const labels = parseLabelSelector(q.get('labelSelector'));
   const fields = parseFieldSelector(q.get('fieldSelector'), ['metadata.name', 'metadata.namespace', ...r.fieldSelectors]);
@@ -59,10 +60,10 @@ export function serveWatch(ctx: WatchContext, req: http.IncomingMessage, res: ht
     if (e.type === 'MODIFIED') {
       // Filtered watches see objects enter (ADDED) and leave (DELETED) their selection.
       const before = inScope(e.previous);
-      if (now && before) write('MODIFIED', ctx.store.encode(e.object));
-      else if (now) write('ADDED', ctx.store.encode(e.object));
-      else if (before) write('DELETED', ctx.store.encode(e.object));
-    } else if (now) write(e.type, ctx.store.encode(e.object));
+      if (now && before) write('MODIFIED', encode(e.object));
+      else if (now) write('ADDED', encode(e.object));
+      else if (before) write('DELETED', encode(e.object));
+    } else if (now) write(e.type, encode(e.object));
   };
   const bookmark = (extra?: Record<string, string>): void => {
     const metadata: Record<string, unknown> = { resourceVersion: String(ctx.store.hub.deliveredRv(ctx.store.resourceVersion)) };
@@ -102,7 +103,7 @@ export function serveWatch(ctx: WatchContext, req: http.IncomingMessage, res: ht
   unsubscribe = ctx.store.hub.subscribe({ resource: r.id, deliver });
   if (fromRv === undefined || sendInitial) {
     // No resourceVersion: the current state first, as synthetic ADDED events.
-    for (const o of ctx.store.listRefs(r.id, { namespace: route.namespace || undefined })) if (inScope(o)) write('ADDED', ctx.store.encode(o));
+    for (const o of ctx.store.listRefs(r.id, { namespace: route.namespace || undefined })) if (inScope(o)) write('ADDED', encode(o));
     if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });
   }
   for (const e of replay) deliver(e);
