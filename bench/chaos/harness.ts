@@ -258,7 +258,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const applyPlan = (plan: FaultPlan): void => {
     // Count what the outgoing plan did before replacing it.
     const s = api.faults.status();
-    planFired += s.rules.reduce((n, r) => n + r.fired, 0);
+    planFired += s.fired;
     figures.watchCuts += s.watchCloses;
     api.faults.applyPlan(plan);
   };
@@ -338,7 +338,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       const plan = faultPlan();
       applyPlan(plan);
       log(`flaky API: ${JSON.stringify(plan)}`);
-      await sleep(between(2000, 5000));
+      // Give the replicas work while the API misbehaves.
+      await sleep(between(500, 1500));
+      await act.churn();
+      await sleep(between(1000, 3000));
       applyPlan({});
     },
     churn: async () => {

@@ -134,6 +134,10 @@ describe('fault plans (what --faults and the admin endpoint take)', () => {
     expect(() => s.faults.applyPlan({ rules: [{ status: 418 as 500 }] })).toThrow(/rules\[0\]\.status/);
     await expectStatus(core.listNode(), 429, 'TooManyRequests');
     expect(s.faults.status().rules).toEqual([{ spec: { verb: 'list', resource: 'nodes', status: 429, retryAfterSeconds: 0 }, fired: 2 }]);
+    // `fired` sums every rule of the plan, also those spent and removed.
+    s.faults.applyPlan({ rules: [{ verb: 'get', resource: 'nodes', status: 500, count: 1 }] });
+    await expectStatus(core.readNode({ name: 'a' }), 500, 'InternalError');
+    expect(s.faults.status()).toMatchObject({ rules: [], fired: 1 });
     s.faults.applyPlan({});
     expect((await core.listNode()).items).toHaveLength(1);
   });

@@ -155,6 +155,8 @@ export interface FaultPlanStatus {
   blackout?: { mode: BlackoutMode; remainingMs?: number };
   /** Watch cuts made by watchCloses since the plan was applied. */
   watchCloses: number;
+  /** Requests the plan's rules failed, delayed or dropped, spent rules included. */
+  fired: number;
 }
 
 const RULE_FIELDS: Record<keyof FaultSpec, 'string' | 'number' | 'boolean' | 'verbs'> = {
@@ -246,6 +248,7 @@ export class Faults {
   private readonly planListeners = new Set<(plan: FaultPlan) => void>();
   /** Watch cuts made for the current plan (the server counts them). */
   watchClosesDone = 0;
+  private firedSincePlan = 0;
 
   constructor(seed = 1) {
     this.random = seededRandom(seed);
@@ -262,6 +265,7 @@ export class Faults {
     if (plan.seed !== undefined) this.random = seededRandom(plan.seed);
     this.current = plan;
     this.watchClosesDone = 0;
+    this.firedSincePlan = 0;
     this.setBlackout(plan.blackout);
     for (const l of this.planListeners) l(plan);
     return this.status();
@@ -275,6 +279,7 @@ export class Faults {
       rules: this.rules.map((r) => ({ spec: { ...r.spec }, fired: r.fired })),
       ...(mode ? { blackout: { mode, ...(Number.isFinite(this.blackoutUntil) ? { remainingMs: Math.max(0, this.blackoutUntil - Date.now()) } : {}) } } : {}),
       watchCloses: this.watchClosesDone,
+      fired: this.firedSincePlan,
     };
   }
 
@@ -371,6 +376,7 @@ export class Faults {
       }
       if (fired) {
         rule.fired++;
+        this.firedSincePlan++;
         if (s.count !== undefined && rule.fired >= s.count) this.rules = this.rules.filter((r) => r !== rule);
       }
     }
