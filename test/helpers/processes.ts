@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cliPath, repoRoot } from './cli.js';
 
-export interface LogLine { msg: string; time: number; [k: string]: unknown }
+/** A JSON log line; `seenAt` is when this process read it (comparable with Proc.exitedAt). */
+export interface LogLine { msg: string; time: number; seenAt: number; [k: string]: unknown }
 
 /** A child process of the built CLI, its JSON log lines as they arrive, and its exit. */
 export class Proc {
@@ -29,7 +30,7 @@ export class Proc {
         const line = partial.slice(0, nl);
         partial = partial.slice(nl + 1);
         try {
-          this.lines.push(JSON.parse(line) as LogLine);
+          this.lines.push({ ...(JSON.parse(line) as LogLine), seenAt: Date.now() });
         } catch { /* the apiserver prints its URL as plain text */ }
       }
       for (const w of this.#waiters.splice(0)) w();

@@ -34,7 +34,8 @@ describe('a deposed replica exits 1 within 2 s, whatever the API server does', (
     const stopped = await run.waitFor((l) => l.msg === 'stopped leading', 5000, 'stopped leading');
     expect(stopped.reason, run.stdout).toBe('lost');
     expect(await run.exitWithin(10_000), run.stdout).toBe(1);
-    expect((run.exitedAt as number) - stopped.time, run.stdout).toBeLessThanOrEqual(2000);
+    // Both times as this process saw them, so a busy test runner's own lag cancels out.
+    expect((run.exitedAt as number) - stopped.seenAt, run.stdout).toBeLessThanOrEqual(2000);
     // Cancelled, not cut off by the exit deadline.
     expect(run.lines.filter(gaveUp), run.stdout).toEqual([]);
   }, 40_000);
@@ -49,7 +50,8 @@ describe('a deposed replica exits 1 within 2 s, whatever the API server does', (
     const stopped = await run.waitFor((l) => l.msg === 'stopped leading', 10_000, 'stopped leading');
     expect(stopped.reason, run.stdout).toBe('lost');
     expect(await run.exitWithin(10_000), run.stdout).toBe(1);
-    expect((run.exitedAt as number) - stopped.time, run.stdout).toBeLessThanOrEqual(2000);
+    // Both times as this process saw them, so a busy test runner's own lag cancels out.
+    expect((run.exitedAt as number) - stopped.seenAt, run.stdout).toBeLessThanOrEqual(2000);
     // Cancelled, not cut off by the exit deadline.
     expect(run.lines.filter(gaveUp), run.stdout).toEqual([]);
   }, 40_000);
@@ -78,11 +80,15 @@ describe('SIGTERM exits 0 within --shutdown-grace-period, whatever the API serve
     const sent = Date.now();
     run.kill('SIGTERM');
     expect(await run.exitWithin(10_000), run.stdout).toBe(0);
-    expect((run.exitedAt as number) - sent).toBeLessThanOrEqual(2000);
-    // The lease release hangs on the frozen API server: the deadline ends it and says so.
+    // 1.5 s and the time to exit and be seen exiting on a busy machine.
+    expect((run.exitedAt as number) - sent, run.stdout).toBeLessThanOrEqual(2500);
+    // The event flush or the lease release hangs on the frozen API server: the deadline ends the
+    // stop and names what was pending, with how long.
     const last = run.lines.find(gaveUp);
-    expect(last?.level).toBe(40);
-    expect(last?.pending).toEqual([expect.stringMatching(/^leader election \(lease release\) \([\d.]+ s\)$/)]);
+    expect(last?.level, run.stdout).toBe(40);
+    const pending = last?.pending as string[];
+    expect(pending.length, run.stdout).toBeGreaterThan(0);
+    for (const p of pending) expect(p).toMatch(/^(leader election \(lease release\)|stopping the controllers) \([\d.]+ s\)$/);
     api.proc.kill('SIGCONT');
   }, 40_000);
 });
