@@ -71,6 +71,21 @@ describe('SIGTERM exits 0 within --shutdown-grace-period, whatever the API serve
     expect(run.lines.filter(gaveUp), run.stdout).toEqual([]);
   }, 40_000);
 
+  it('without leader election, during a start-up stuck in an API outage', async () => {
+    const api = await ps.apiserver();
+    const run = startRun(api.kubeconfig, ['--leader-elect=false', '--shutdown-grace-period=2s']);
+    await run.waitFor((l) => l.msg === 'starting controllers', 15_000, 'starting controllers');
+    api.proc.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 500));
+    // Still starting: node IPAM never got to load its allocator.
+    expect(run.lines.some((l) => l.msg === 'allocator loaded from existing nodes'), run.stdout).toBe(false);
+    const sent = Date.now();
+    run.kill('SIGTERM');
+    expect(await run.exitWithin(10_000), run.stdout).toBe(0);
+    expect((run.exitedAt as number) - sent, run.stdout).toBeLessThanOrEqual(2500);
+    expect(run.lines.filter(gaveUp), run.stdout).toEqual([]);
+  }, 40_000);
+
   it('while leading with the controllers running; after the grace period it says what was pending', async () => {
     const api = await ps.apiserver();
     const run = startRun(api.kubeconfig, ['--shutdown-grace-period=1500ms']);
