@@ -33,4 +33,11 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+// `simulate | head` closes the pipe early: stop quietly as other Unix tools do, not with an
+// unhandled EPIPE stack (a running `run` logs to stdout too, and then has no reader either).
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 await main(process.argv);
