@@ -5,6 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { existsSync } from 'node:fs';
+import { setMaxListeners } from 'node:events';
 import { KubeConfig } from '@kubernetes/client-node';
 import { FencedError, TransportError, apiErrorFromResponse, type TransportErrorKind } from './errors.js';
 import { resourcePath, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from './types.js';
@@ -234,6 +235,9 @@ export class KubeClient {
     const view = new KubeClient(this.#kc, this.#options);
     view.#shared = this.#shared;
     view.#signal = linkSignals(this.#signal, signal).signal;
+    // Every request in flight listens on it (hundreds at once in a large cluster): that is the
+    // design, not a leak, so Node's 10-listener warning is turned off for this signal.
+    if (view.#signal) setMaxListeners(0, view.#signal);
     return view;
   }
 

@@ -1,6 +1,7 @@
 // The `run` process: wires the client runtime, the provider, leader election and the two
 // controllers. Controllers run only while leading; the node cache is kept warm on followers too,
 // so a takeover starts from a synced cache (and still re-lists before allocating).
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -312,6 +313,8 @@ export class ControllerManager {
 
   async #startControllers(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
+    // Waits all over the term listen on its signal at once; more than 10 is expected, not a leak.
+    setMaxListeners(0, signal);
     this.#leading = true;
     this.#log.info({ identity: this.identity, controllers: [...this.#o.controllers] }, 'starting controllers');
     // The term's client: ending the term aborts every call the controllers have in flight or queued.

@@ -36,6 +36,20 @@ const settledWithin = async <T>(p: Promise<T>, ms: number): Promise<{ ok: true; 
 };
 
 describe('KubeClient.withSignal: the client of one leadership term', () => {
+  it('50 requests at once on one term raise no MaxListenersExceededWarning (seen at 100,000 nodes)', async () => {
+    const root = await client();
+    const term = new AbortController();
+    const view = root.withSignal(term.signal);
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => { warnings.push(w); };
+    process.on('warning', onWarning);
+    cleanups.push(() => process.off('warning', onWarning));
+    const lists = await Promise.all(Array.from({ length: 50 }, () => view.list(NODES)));
+    expect(lists).toHaveLength(50);
+    await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message)).toEqual([]);
+  });
+
   it('aborting the term ends its requests in flight (aborted), the process client is unaffected', async () => {
     const root = await client();
     api!.faults.inject({ resource: 'nodes', verb: 'list', latencyMs: 30_000, userAgent: 'term' });
