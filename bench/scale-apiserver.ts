@@ -15,7 +15,8 @@ const USER_AGENT = 'node-address-ccm';
 
 /** /27 number i of 100.64.0.0/10: room for 131,072 nodes. */
 function podCIDR(i: number): string {
-  return `100.${64 + (i >> 13)}.${(i >> 3) & 255}.${(i & 7) * 32}/27`;
+  // A /16 holds 2,048 /27s: the second octet moves every 2,048 nodes.
+  return `100.${64 + (i >> 11)}.${(i >> 3) & 255}.${(i & 7) * 32}/27`;
 }
 
 function send(msg: Record<string, unknown>): void {

@@ -149,12 +149,14 @@ async function scenario(qps: string): Promise<string[]> {
       lastCloud = c;
     }
     const peak = rss(run.pid!).peak;
+    // The audit loop's view of the data: a bench cluster whose pod CIDRs overlap measures the wrong thing.
+    const conflicts = await metric(port, 'node_ipam_controller_audit_findings', 'severity="conflict"');
     const limit = qps === '-1' ? 'unlimited' : `${qps} QPS`;
     const firstRounds = samples.slice(0, 3).map((s) => s.rss);
     return [
       `| ${limit} | ${NODES.toLocaleString('en-US')} realistic nodes: cache synced | ${(syncMs / 1000).toFixed(1)} s (LIST in ${(Number(synced.ms) / 1000).toFixed(1)} s) | RSS ${afterSync.rss} MiB after sync, heap ${heapMiB} MiB; double filled in ${(Number(ready.fillMs) / 1000).toFixed(0)} s |`,
       `| ${limit} | ${JOIN.toLocaleString('en-US')} tainted nodes join | ${(joinMs / 1000).toFixed(1)} s until all initialised with pod CIDRs | per node: PATCH node ${per('patchNodes')}, PATCH status ${per('patchStatus')}, PUT ${per('updateNodes')}, POST event ${per('createEvents')}, PATCH event ${per('patchEvents')}; cloud calls ${cloudAfterJoin - cloudBefore} |`,
-      `| ${limit} | refresh of ${(NODES + JOIN).toLocaleString('en-US')} nodes × ${ROUNDS} | ${samples.map((s) => (s.ms / 1000).toFixed(1)).join(', ')} s | cloud calls per round ${cloudPerRound.join(', ')}; RSS after each ${samples.map((s) => s.rss).join(', ')} MiB (first three ${firstRounds.join(', ')}); peak RSS ${peak} MiB |`,
+      `| ${limit} | refresh of ${(NODES + JOIN).toLocaleString('en-US')} nodes × ${ROUNDS} | ${samples.map((s) => (s.ms / 1000).toFixed(1)).join(', ')} s | cloud calls per round ${cloudPerRound.join(', ')}; RSS after each ${samples.map((s) => s.rss).join(', ')} MiB (first three ${firstRounds.join(', ')}); peak RSS ${peak} MiB; audit conflicts ${conflicts ?? '—'} |`,
     ];
   } finally {
     run?.kill('SIGTERM');
