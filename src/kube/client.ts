@@ -178,7 +178,8 @@ type SendOnce = (
   query: RequestOptions['query'],
   body: unknown,
   contentType: string | undefined,
-  timeoutMs: number | undefined,
+  /** A number, or a function asked at the last moment before sending (a gated write's time left). */
+  timeoutMs: number | undefined | (() => number),
   signal: AbortSignal | undefined,
   stream: boolean,
 ) => Promise<{ res: http.IncomingMessage; body: string | undefined; cancel: () => void }>;
@@ -300,14 +301,20 @@ export class KubeClient {
     for (let attempt = 0; ; attempt++) {
       await this.#throttle(req);
       // The write gate is asked right before each send: a retry must not outlive the lease either.
-      let timeoutMs = req.timeoutMs ?? (isWrite ? this.writeTimeoutMs : this.#readTimeoutMs);
+      const baseTimeoutMs = req.timeoutMs ?? (isWrite ? this.writeTimeoutMs : this.#readTimeoutMs);
       const gate = this.#shared.gate;
+      let timeoutMs: number | (() => number) = baseTimeoutMs;
       if (isWrite && gate && !req.ungated) {
-        const left = gate();
-        if (typeof left === 'number') {
+        const gated = (): number => {
+          const left = gate();
+          if (typeof left !== 'number') return baseTimeoutMs;
           if (left <= 0) throw new FencedError(`${req.method} ${req.path}: write deadline passed`);
-          timeoutMs = Math.min(timeoutMs, left);
-        }
+          return Math.min(baseTimeoutMs, left);
+        };
+        gated(); // fenced already: do not even wait for credentials
+        // Asked again once the credentials are in hand (an exec plugin can take seconds): the
+        // time left is what it is when the request goes out, not when it was queued.
+        timeoutMs = gated;
       }
       const { res, body } = await this.#send(req.method, req.path, query, req.body, req.contentType, timeoutMs, req.signal, false);
       text = body as string;
@@ -360,11 +367,13 @@ export class KubeClient {
     query: RequestOptions['query'],
     body: unknown,
     contentType: string | undefined,
-    timeoutMs: number | undefined,
+    timeout: number | undefined | (() => number),
     signal: AbortSignal | undefined,
     stream: boolean,
   ): Promise<{ res: http.IncomingMessage; body: string | undefined; cancel: () => void }> {
     const conn = await this.#connection();
+    // Nothing awaits between this and the send below: the gate's answer holds for the request.
+    const timeoutMs = typeof timeout === 'function' ? timeout() : timeout;
     const url = this.#url(conn.base, path, query);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const headers: Record<string, string> = { ...conn.headers, Accept: 'application/json', 'User-Agent': this.#userAgent };
