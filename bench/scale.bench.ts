@@ -10,11 +10,11 @@
 // It takes several minutes and several GB of memory (the double's side); it is not part of npm test.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../src/util/free-port.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '../src/cli/main.js');
@@ -62,16 +62,6 @@ function lines(child: ChildProcess): Lines {
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** VmRSS and VmHWM (peak) of a process, in MiB. */
 function rss(pid: number): { rss: number; peak: number } {
@@ -85,7 +75,8 @@ async function metric(port: number, name: string, filter = ''): Promise<number |
   try {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     let sum = 0;
-    for (const line of text.split('\n')) if (line.startsWith(`${name}{`) && line.includes(filter)) sum += Number(line.split(' ').pop());
+    // `name{labels} value` or, for a metric without labels, `name value`.
+    for (const line of text.split('\n')) if ((line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && line.includes(filter)) sum += Number(line.split(' ').pop());
     return sum;
   } catch {
     return undefined;

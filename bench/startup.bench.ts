@@ -10,11 +10,11 @@
 // no cloud call, so the RSS is the SDK's resident cost, not a response's.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startApiServerDouble, type ApiServerDouble } from '../src/sim/apiserver/server.js';
+import { freePort } from '../src/util/free-port.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const HELP_RUNS = 10;
@@ -36,16 +36,6 @@ function builds(): Build[] {
   return out;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

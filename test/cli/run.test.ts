@@ -1,11 +1,11 @@
 // `run` through the built binary: flag forms and errors, and a real process against the API double.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliPath, repoRoot, runCli } from '../helpers/cli.js';
+import { freePort } from '../helpers/net.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
 import { hasUninitializedTaint, type NodeObject } from '../../src/controllers/node.js';
 import { createNode } from '../controllers/harness.js';
@@ -39,17 +39,6 @@ describe('node-address-ccm run: flag errors exit 2', () => {
     expect(r.code).toBe(2);
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 let api: ApiServerDouble | undefined;
 let dir: string | undefined;

@@ -2,20 +2,9 @@
 // or HTTP that reports the status, body and (HTTPS) the server's certificate.
 import http from 'node:http';
 import https from 'node:https';
-import { createServer } from 'node:net';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 
-/** A TCP port free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../src/util/free-port.js';
 
 export interface GetResult {
   status: number;
