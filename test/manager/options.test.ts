@@ -139,6 +139,13 @@ describe('resolveRunOptions', () => {
     expect(resolveRunOptions({ ...base, shutdownGracePeriod: '1500ms' }).shutdownGracePeriodMs).toBe(1500);
   });
 
+  it('--optimize-for-memory: on by default, a Go bool, a bad value names the flag', () => {
+    expect(resolveRunOptions(base).optimizeForMemory).toBe(true);
+    expect(resolveRunOptions({ ...base, optimizeForMemory: 'false' }).optimizeForMemory).toBe(false);
+    expect(resolveRunOptions({ ...base, optimizeForMemory: true }).optimizeForMemory).toBe(true);
+    expect(() => resolveRunOptions({ ...base, optimizeForMemory: 'sometimes' })).toThrow(/--optimize-for-memory: .*"sometimes"/);
+  });
+
   it('leader election off skips its timing checks', () => {
     const o = resolveRunOptions({ ...base, leaderElect: 'false', leaderElectLeaseDuration: '1s' });
     expect(o.leaderElection.enabled).toBe(false);

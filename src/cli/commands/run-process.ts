@@ -1,5 +1,6 @@
 // The `run` process: the controller manager and its health server, started by `run`'s action.
 // Kept apart from run.ts so that `run --help` and flag errors load no Kubernetes client.
+import { setFlagsFromString } from 'node:v8';
 import type { Logger } from '../../log.js';
 import { HealthServer } from '../../kube/health.js';
 import { ControllerManager, type ManagerDeps } from '../../manager/manager.js';
@@ -40,6 +41,10 @@ export interface RunningProcess {
  * even if the manager is still waiting for something (then named in a log line): the caller exits.
  */
 export async function startProcess(options: RunOptions, logger: Logger, deps: ManagerDeps = {}, signals = true): Promise<RunningProcess> {
+  // Without it V8 lets the heap grow to several times the live data while a paginated LIST of
+  // large Nodes streams through (100,000 nodes: ~1.7 GiB RSS for well under 1 GiB live). V8
+  // reads the flag whenever it sizes the heap, so setting it here, before the caches fill, works.
+  if (options.optimizeForMemory) setFlagsFromString('--optimize-for-size');
   // When the process began to stop (SIGTERM, SIGINT, a lost lease), and the deadline that ends it.
   let stoppingSince: number | undefined;
   let deadline: NodeJS.Timeout | undefined;
