@@ -33,7 +33,10 @@ export class TokenBucket {
 
   #refill(): void {
     const now = this.#clock.now();
-    this.#tokens = Math.min(this.burst, this.#tokens + ((now - this.#last) / 1000) * this.qps);
+    // While callers wait, a timer fires up to 1 ms late (timers count whole ms), so allow one ms
+    // worth of tokens over the burst: capping at the burst then would drop the fraction owed.
+    const cap = this.#queue.length > 0 ? this.burst + this.qps / 1000 : this.burst;
+    this.#tokens = Math.min(cap, this.#tokens + ((now - this.#last) / 1000) * this.qps);
     this.#last = now;
   }
 

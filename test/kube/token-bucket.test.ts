@@ -37,6 +37,20 @@ describe('TokenBucket', () => {
     );
   });
 
+  it('loses no token to timer rounding while callers wait (qps 45, burst 1: 34 callers served by 756 ms)', async () => {
+    const clock = new FakeClock();
+    const bucket = new TokenBucket(45, 1, clock);
+    let served = 0;
+    for (let i = 0; i < 34; i++) void bucket.take().then(() => served++);
+    await flush();
+    for (const step of [305, 284, 69, 97, 1]) {
+      clock.advance(step);
+      await flush();
+    }
+    // 1 at once + 45/s × 0.756 s = 35.02 due; the 34 callers have all gone through.
+    expect(served).toBe(34);
+  });
+
   it('an aborted wait rejects with its reason and the next waiter takes the token', async () => {
     const clock = new FakeClock();
     const bucket = new TokenBucket(1, 1, clock);
