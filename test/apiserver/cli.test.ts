@@ -1,15 +1,26 @@
 // `node-address-ccm apiserver` as an operator runs it: the built binary, in the foreground.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { cliPath, repoRoot, runCli } from '../helpers/cli.js';
 
+// Every test's temporary folder, removed at the end (kubeconfigs, fault plans).
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+}
+
 describe('node-address-ccm apiserver', () => {
   it('prints its URL, writes a usable kubeconfig, and exits 0 on SIGTERM', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'apiserver-cli-'));
+    const dir = tempDir('apiserver-cli-');
     const kubeconfig = path.join(dir, 'kubeconfig');
     const child = spawn(process.execPath, [cliPath, 'apiserver', '--port', '0', '--write-kubeconfig', kubeconfig, '--log-level', 'silent'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
@@ -36,7 +47,7 @@ describe('node-address-ccm apiserver', () => {
 
   // kubectl sends the kubeconfig's token over HTTPS only (client-go drops it on plain HTTP): --https.
   it('applies --faults at start; kubectl reads and replaces the plan at /_double/faults with the admin kubeconfig', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'apiserver-faults-'));
+    const dir = tempDir('apiserver-faults-');
     const kubeconfig = path.join(dir, 'kubeconfig');
     const planFile = path.join(dir, 'faults.yaml');
     writeFileSync(planFile, 'seed: 4\nrules:\n  - verb: list\n    resource: namespaces\n    status: 503\n    retryAfterSeconds: 0\n');
@@ -103,7 +114,7 @@ describe('node-address-ccm apiserver', () => {
     [['--fault-seed', '-3'], /--fault-seed "-3": expected an integer/],
     [['--admin-token', 'has space'], /--admin-token "has space": expected 1 to 256 characters/],
   ])('exits 2 on %j, naming the field and the value', async (args, message) => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'apiserver-badfaults-'));
+    const dir = tempDir('apiserver-badfaults-');
     const files: Record<string, string> = {
       BAD_STATUS: path.join(dir, 'bad-status.yaml'),
       BAD_MODE: path.join(dir, 'bad-mode.json'),
