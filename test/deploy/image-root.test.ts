@@ -80,6 +80,12 @@ describe('the image root', () => {
 describe('a single-cloud variant (--cloud aws)', () => {
   it('ships no node_modules, and asking it for gce is a usage error naming the missing SDK', async () => {
     const variant = path.join(dir, 'aws');
+    // Node looks for a missing package in every parent's node_modules: one above the temp folder
+    // (a /tmp/node_modules symlink, say) would hand the variant an SDK its image never has.
+    for (let d = path.dirname(variant); ; d = path.dirname(d)) {
+      if (existsSync(path.join(d, 'node_modules'))) throw new Error(`${path.join(d, 'node_modules')} exists above the variant: remove it, it makes the missing SDK resolvable`);
+      if (path.dirname(d) === d) break;
+    }
     await run(process.execPath, [path.join(repoRoot, 'scripts/build-image-root.mjs'), '--out', variant, '--cloud', 'aws'], { cwd: repoRoot, timeout: 170_000 });
     const report = JSON.parse(await readFile(path.join(variant, 'report.json'), 'utf8')) as Report;
     expect(report.externals).toEqual([]);
