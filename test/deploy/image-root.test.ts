@@ -93,7 +93,7 @@ describe('a single-cloud variant (--cloud aws)', () => {
     await writeFile(path.join(dir, 'kubeconfig-nowhere'), 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {}}]\ncurrent-context: c\n');
     await writeFile(path.join(dir, 'variant-gce.conf'), '[global]\nproject-id = p\n');
     const failed = await run(process.execPath, [path.join(variant, 'lib/main.js'), 'run', `--kubeconfig=${path.join(dir, 'kubeconfig-nowhere')}`, '--cloud-provider', 'gce',
-      '--cloud-config', path.join(dir, 'variant-gce.conf'), '--secure-port=0']).then(() => undefined, (err: { code: number; stderr: string }) => err);
+      '--cloud-config', path.join(dir, 'variant-gce.conf'), '--secure-port=0'], { timeout: 60_000 }).then(() => undefined, (err: { code: number; stderr: string }) => err);
     expect(failed?.code).toBe(2);
     expect(failed?.stderr).toBe('error: --cloud-provider: gce needs @google-cloud/compute, which this installation does not include (an image built for another cloud?)\n');
   }, 180_000); // building the variant on a busy 2-core runner took over 60 s in a full run
