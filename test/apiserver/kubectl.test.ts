@@ -3,15 +3,17 @@
 // server dry runs, access reviews, and server-side apply refused. Skipped, saying so, where
 // kubectl is not installed (CI has it).
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRbacYaml, startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { KUBECTL } from '../kubectl/kubectl.js';
 
-const KUBECTL = process.env.KUBECTL ?? '/usr/bin/kubectl';
-const HAVE_KUBECTL = existsSync(KUBECTL);
-if (!HAVE_KUBECTL) console.log(`kubectl tests skipped: ${KUBECTL} is not installed (set KUBECTL to its path to run them)`);
+// One lookup for every kubectl suite ($KUBECTL, /usr/bin/kubectl, the PATH); it says why when
+// kubectl is absent, and fails in CI.
+const HAVE_KUBECTL = KUBECTL !== undefined;
+const KUBECTL_BIN = KUBECTL ?? 'kubectl';
 
 const POLICY = parseRbacYaml(`
 apiVersion: rbac.authorization.k8s.io/v1
@@ -41,7 +43,7 @@ let viewerKc: string;
 
 function kubectl(args: string[], options: { input?: string; kubeconfig?: string } = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(KUBECTL, ['--kubeconfig', options.kubeconfig ?? adminKc, '--cache-dir', path.join(dir, 'cache'), ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
+    const child = execFile(KUBECTL_BIN, ['--kubeconfig', options.kubeconfig ?? adminKc, '--cache-dir', path.join(dir, 'cache'), ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
     });
     child.stdin?.end(options.input ?? '');
@@ -153,7 +155,7 @@ describe.runIf(HAVE_KUBECTL)('kubectl against the API server double', () => {
 
   it('get -w prints a row per change in the same columns; api-resources lists the review endpoints', async () => {
     await ok(['apply', '-f', '-'], NODE('k-watch'));
-    const child = spawn(KUBECTL, ['--kubeconfig', adminKc, '--cache-dir', path.join(dir, 'cache'), 'get', 'node', 'k-watch', '-w', '-o', 'wide'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(KUBECTL_BIN, ['--kubeconfig', adminKc, '--cache-dir', path.join(dir, 'cache'), 'get', 'node', 'k-watch', '-w', '-o', 'wide'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const lines = async (n: number): Promise<string[][]> => {
