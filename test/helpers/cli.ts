@@ -13,16 +13,19 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
-  if (!existsSync(cliPath)) {
-    throw new Error(`${cliPath} is missing: run "npm run build" first (npm test does it in pretest)`);
-  }
+export interface RunOptions {
+  stdin?: string;
+  cwd?: string;
+  /** The child's whole environment (runCli adds it to this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** SIGKILL after this long (default 20 s); the result then has code 128. */
+  timeoutMs?: number;
+}
+
+/** Runs `bin` to completion and collects its exit code and output (never rejects on a non-zero exit). */
+export function runProcess(bin: string, args: string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
-      cwd: options.cwd ?? repoRoot,
-      env: { ...process.env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(bin, args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
@@ -35,4 +38,11 @@ export function runCli(args: string[], options: { stdin?: string; cwd?: string; 
     });
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  if (!existsSync(cliPath)) {
+    throw new Error(`${cliPath} is missing: run "npm run build" first (npm test does it in pretest)`);
+  }
+  return runProcess(process.execPath, [cliPath, ...args], { ...options, cwd: options.cwd ?? repoRoot, env: { ...process.env, ...options.env } });
 }

@@ -2,11 +2,11 @@
 // Suites that need it use describeKubectl: where kubectl is absent (a user's laptop) they do not
 // run and one line says why; in CI (CI set) a missing kubectl fails instead, since CI
 // has it and must run them.
-import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe } from 'vitest';
+import { runProcess, type CliResult } from '../helpers/cli.js';
 
 /** $KUBECTL, /usr/bin/kubectl, then the PATH. */
 function findKubectl(): { path?: string; looked: string[] } {
@@ -43,11 +43,7 @@ export function describeKubectl(title: string, body: () => void, timeoutMs = 60_
   describe.runIf(KUBECTL !== undefined)(title, { timeout: timeoutMs }, body);
 }
 
-export interface KubectlResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type KubectlResult = CliResult;
 
 export interface KubectlOptions {
   stdin?: string;
@@ -58,26 +54,9 @@ export interface KubectlOptions {
 /** Runs kubectl with `--kubeconfig` (no other configuration leaks in: KUBECONFIG and HOME are set). */
 export function kubectl(kubeconfig: string | undefined, args: string[], options: KubectlOptions = {}): Promise<KubectlResult> {
   if (KUBECTL === undefined) throw new Error(KUBECTL_MISSING);
-  const bin = KUBECTL;
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, [...(kubeconfig !== undefined ? [`--kubeconfig=${kubeconfig}`] : []), ...args], {
-      cwd: options.cwd,
-      // A cache dir of its own per run: discovery and OpenAPI are fetched from this double.
-      env: { PATH: process.env.PATH ?? '', HOME: kubeconfig ? path.dirname(kubeconfig) : tmpdir(), KUBECONFIG: kubeconfig ?? '' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
-    });
-    child.stdin.end(options.stdin ?? '');
-  });
+  // A cache dir of its own per run: discovery and OpenAPI are fetched from this double.
+  const env = { PATH: process.env.PATH ?? '', HOME: kubeconfig ? path.dirname(kubeconfig) : tmpdir(), KUBECONFIG: kubeconfig ?? '' };
+  return runProcess(KUBECTL, [...(kubeconfig !== undefined ? [`--kubeconfig=${kubeconfig}`] : []), ...args], { ...options, env });
 }
 
 /** kubectl that must succeed: throws with the command and its stderr otherwise. */
