@@ -1,5 +1,5 @@
 // `node-address-ccm apiserver` as an operator runs it: the built binary, in the foreground.
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,21 +18,27 @@ function tempDir(prefix: string): string {
   return dir;
 }
 
+/** Starts `node-address-ccm apiserver ARGS` in the foreground and waits for the URL it prints first. */
+async function startApiserver(args: string[]): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [cliPath, 'apiserver', ...args, '--log-level', 'silent'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(out.split('\n')[0]);
+    });
+    child.on('exit', (c) => reject(new Error(`exited ${c} before printing its URL`)));
+  });
+  return { child, url, exited };
+}
+
 describe('node-address-ccm apiserver', () => {
   it('prints its URL, writes a usable kubeconfig, and exits 0 on SIGTERM', async () => {
     const dir = tempDir('apiserver-cli-');
     const kubeconfig = path.join(dir, 'kubeconfig');
-    const child = spawn(process.execPath, [cliPath, 'apiserver', '--port', '0', '--write-kubeconfig', kubeconfig, '--log-level', 'silent'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    const { child, url, exited } = await startApiserver(['--port', '0', '--write-kubeconfig', kubeconfig]);
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          if (out.includes('\n')) resolve(out.split('\n')[0]);
-        });
-        child.on('exit', (c) => reject(new Error(`exited ${c} before printing its URL`)));
-      });
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const kc = new KubeConfig();
       kc.loadFromString(readFileSync(kubeconfig, 'utf8'));
@@ -51,13 +57,8 @@ describe('node-address-ccm apiserver', () => {
     const kubeconfig = path.join(dir, 'kubeconfig');
     const planFile = path.join(dir, 'faults.yaml');
     writeFileSync(planFile, 'seed: 4\nrules:\n  - verb: list\n    resource: namespaces\n    status: 503\n    retryAfterSeconds: 0\n');
-    const child = spawn(process.execPath, [cliPath, 'apiserver', '--https', '--write-kubeconfig', kubeconfig, '--faults', planFile, '--log-level', 'silent'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    const { child, exited } = await startApiserver(['--https', '--write-kubeconfig', kubeconfig, '--faults', planFile]);
     try {
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', () => resolve());
-        child.on('exit', (c) => reject(new Error(`exited ${c} before printing its URL`)));
-      });
       const kc = new KubeConfig();
       kc.loadFromString(readFileSync(kubeconfig, 'utf8'));
       const core = kc.makeApiClient(CoreV1Api);
@@ -84,17 +85,8 @@ describe('node-address-ccm apiserver', () => {
   });
 
   it('--admin-token sets the admin token: a script reaches /_double/faults over plain HTTP with it', async () => {
-    const child = spawn(process.execPath, [cliPath, 'apiserver', '--admin-token', 'chaos-admin', '--log-level', 'silent'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    const { child, url, exited } = await startApiserver(['--admin-token', 'chaos-admin']);
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          if (out.includes('\n')) resolve(out.split('\n')[0]);
-        });
-        child.on('exit', (c) => reject(new Error(`exited ${c} before printing its URL`)));
-      });
       const put = await fetch(`${url}/_double/faults`, { method: 'PUT', headers: { Authorization: 'Bearer chaos-admin' }, body: 'blackout: {durationMs: 60000}' });
       expect(put.status).toBe(200);
       await expect(fetch(`${url}/version`)).rejects.toThrow();
