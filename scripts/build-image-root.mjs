@@ -169,6 +169,9 @@ async function main() {
     // DescribeInstances path stays.
     mainFields: ['module', 'main'],
     external: externals.flatMap((e) => [e, `${e}/*`]),
+    // whatwg-url (node-fetch's) requires Node's built-in punycode, which Node 22 deprecates with a
+    // warning on stderr for code outside node_modules, as the bundle is: use the npm package instead.
+    alias: { punycode: 'punycode/punycode.js' },
     sourcemap: 'linked',
     sourcesContent: false,
     minifySyntax: true,
