@@ -1,7 +1,7 @@
 // `explain` in process: the report comes from the controller's own decision (issue 12 cases), and
 // the table quotes values as Go's %q. Expected texts are written out by hand.
 import { describe, expect, it } from 'vitest';
-import { buildExplainReport, renderExplainTable } from '../../src/cli/commands/explain.js';
+import { buildExplainReport, renderExplainTable } from '../../src/cli/commands/explain-report.js';
 
 const I = (address: string) => ({ type: 'InternalIP' as const, address });
 const H = (address: string) => ({ type: 'Hostname' as const, address });

@@ -4,7 +4,7 @@
 //    kubelet's Hostname says) is never untainted, and one whose annotation is matched is.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildExplainReport } from '../../src/cli/commands/explain.js';
+import { buildExplainReport } from '../../src/cli/commands/explain-report.js';
 import { planInitialization } from '../../src/controllers/cloudnode/plan.js';
 import { NODE_ADDRESS_TYPES, NodeIPError, parseIPSloppy, parseNodeIPAnnotation, type NodeAddress } from '../../src/nodeip/index.js';
 import { makeMetadata, makeNode } from './builders.js';

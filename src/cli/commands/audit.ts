@@ -4,9 +4,7 @@
 // Exit status: 0 no conflict (warnings and information allowed), 1 a conflict, 2 bad flags,
 // 3 the cluster could not be read.
 import type { Command } from 'commander';
-import { CIDRParseError, parseCIDRList } from '../../ipam/cidr.js';
 import type { KubeClient } from '../../kube/client.js';
-import { AUDIT_VISIBILITY, auditFindings, formatAuditReport } from '../../audit/findings.js';
 import type { CollectOptions } from '../../audit/collect.js';
 import { USAGE_EXIT_CODE, UsageError } from '../exit-codes.js';
 
@@ -25,7 +23,7 @@ function usage(message: string): UsageError {
   return new UsageError(message);
 }
 
-function checkCIDRs(flag: string, value: string | undefined): void {
+function checkCIDRs({ parseCIDRList, CIDRParseError }: typeof import('../../ipam/cidr.js'), flag: string, value: string | undefined): void {
   if (value === undefined) return;
   try {
     if (parseCIDRList(value).length === 0) throw usage(`${flag}: must not be empty`);
@@ -45,10 +43,12 @@ export function register(program: Command): void {
     .option('-o, --output <format>', 'text or json', 'text')
     .action(async (flags: AuditFlags) => {
       if (flags.output !== 'text' && flags.output !== 'json') throw usage(`--output: "${flags.output}" is not text or json`);
-      checkCIDRs('--cluster-cidr', flags.clusterCidr);
-      checkCIDRs('--service-cluster-ip-range', flags.serviceClusterIpRange);
-      // Imported when the command runs: --help loads no Kubernetes client.
-      const [{ KubeClient, loadKubeConfig }, { collectAuditInput }] = await Promise.all([import('../../kube/client.js'), import('../../audit/collect.js')]);
+      // Imported when the command runs: --help loads no Kubernetes client, parser or report.
+      const [cidr, { KubeClient, loadKubeConfig }, { collectAuditInput }, { AUDIT_VISIBILITY, auditFindings, formatAuditReport }] = await Promise.all([
+        import('../../ipam/cidr.js'), import('../../kube/client.js'), import('../../audit/collect.js'), import('../../audit/findings.js'),
+      ]);
+      checkCIDRs(cidr, '--cluster-cidr', flags.clusterCidr);
+      checkCIDRs(cidr, '--service-cluster-ip-range', flags.serviceClusterIpRange);
       let client: KubeClient;
       try {
         client = new KubeClient(loadKubeConfig(flags.kubeconfig !== undefined ? { kubeconfig: flags.kubeconfig } : {}), { userAgent: 'node-address-ccm-audit' });

@@ -4,7 +4,6 @@ import type { Command } from 'commander';
 import { UsageError } from '../exit-codes.js';
 import type { Logger } from '../../log.js';
 import { parseIntFlag, parseGoDuration } from '../../manager/options.js';
-import { SIM_MAX_NODES } from '../../sim/cluster/scenario.js';
 
 interface SimulateFlags {
   nodes: string;
@@ -31,7 +30,7 @@ export function register(program: Command): void {
     .option('--log-level <level>', 'controller logs on stderr: fatal, error, warn, info, debug, trace or silent', 'silent')
     .action(async (flags: SimulateFlags) => {
       // Imported when the command runs: --help loads no Kubernetes client.
-      const [{ createLogger }, { runSimulation }] = await Promise.all([import('../../log.js'), import('../../sim/cluster/run.js')]);
+      const [{ createLogger }, { runSimulation }, { SIM_MAX_NODES }] = await Promise.all([import('../../log.js'), import('../../sim/cluster/run.js'), import('../../sim/cluster/scenario.js')]);
       let nodes: number;
       let timeoutMs: number;
       let logger: Logger;
