@@ -21,6 +21,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
@@ -48,6 +49,28 @@ const PRUNE_PACKAGE = {
     || rel === 'build/protos/protos.js' || rel.startsWith('build/protos/google/'),
   // grpc-js ships its TypeScript sources next to the build.
   '@grpc/grpc-js': (rel) => rel.startsWith('src/'),
+};
+
+/**
+ * `import … from 'node:http'` in an ES module makes Node 22 build the module's ES facade, which
+ * reads every export, including http.WebSocket: that loads undici and compiles its llhttp
+ * WebAssembly, about 10 MiB of RSS for a process that never opens a WebSocket. require() reads
+ * nothing, so the bundle's ES imports (static and dynamic) of http and https go through
+ * require(), with the same named exports minus the lazy getters (a name the code imports but this
+ * list lacks fails the build).
+ */
+const requireBuiltins = {
+  name: 'require-http-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?https?$/ }, (args) =>
+      (args.kind === 'import-statement' || args.kind === 'dynamic-import') && args.namespace === 'file' ? { path: args.path.replace(/^node:/, ''), namespace: 'required-builtin' } : undefined);
+    b.onLoad({ filter: /.*/, namespace: 'required-builtin' }, (args) => {
+      const names = Object.entries(Object.getOwnPropertyDescriptors(createRequire(import.meta.url)(`node:${args.path}`)))
+        .filter(([name, d]) => !d.get && /^[A-Za-z_$][\w$]*$/.test(name) && name !== 'default')
+        .map(([name]) => name);
+      return { contents: `const m = require('node:${args.path}');\nexport default m;\nexport const { ${names.join(', ')} } = m;\n`, loader: 'js', resolveDir: repo };
+    });
+  },
 };
 
 function du(dir) {
@@ -172,6 +195,7 @@ async function main() {
     // whatwg-url (node-fetch's) requires Node's built-in punycode, which Node 22 deprecates with a
     // warning on stderr for code outside node_modules, as the bundle is: use the npm package instead.
     alias: { punycode: 'punycode/punycode.js' },
+    plugins: [requireBuiltins],
     sourcemap: 'linked',
     sourcesContent: false,
     minifySyntax: true,

@@ -6,7 +6,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -49,6 +49,17 @@ describe('the image root', () => {
     expect(report.totalBytes).toBeLessThan(120e6);
     expect(report.nodeModulesBytes).toBeLessThan(report.nodeModulesBeforePruneBytes / 5);
     for (const gone of ['@kubernetes/client-node', '@aws-sdk/client-ec2', 'pino', 'zod']) expect(existsSync(path.join(image, 'node_modules', gone))).toBe(false);
+  });
+
+  it('imports http and https through require(): an ES import of node:http makes Node 22 load undici (about 10 MiB)', async () => {
+    const files = (await readdir(path.join(image, 'lib'), { recursive: true })).filter((f) => f.endsWith('.js'));
+    expect(files.length).toBeGreaterThan(10);
+    const esImports: string[] = [];
+    for (const f of files) {
+      const text = await readFile(path.join(image, 'lib', f), 'utf8');
+      for (const m of text.matchAll(/(?:from\s*|import\s*\(\s*)["'](?:node:)?https?["']/g)) esImports.push(`${f}: ${m[0]}`);
+    }
+    expect(esImports).toEqual([]);
   });
 
   it('run --help lists every provider', async () => {
