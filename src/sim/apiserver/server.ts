@@ -94,6 +94,8 @@ export interface ApiServerDouble {
 
 const MAX_BODY = 3 * 1024 * 1024;
 const CONTINUE_TTL_MS = 5 * 60_000;
+const COMMA = Buffer.from(',');
+const LIST_END = Buffer.from(']}');
 const MAX_SNAPSHOTS = 256;
 
 const JSON_PATCH = 'application/json-patch+json';
@@ -354,10 +356,20 @@ export class ApiServer implements ApiServerDouble {
   }
 
   /** Answers `code` with `body`; returns the status. */
-  private send(res: http.ServerResponse, code: number, body: string | object, headers: Record<string, string | string[]> = {}): number {
+  private send(res: http.ServerResponse, code: number, body: string | object | Buffer[], headers: Record<string, string | string[]> = {}): number {
     if (res.headersSent || res.destroyed) return code;
+    const base = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' };
+    if (Array.isArray(body) && body.length > 0 && body.every((b) => Buffer.isBuffer(b))) {
+      // A LIST page: the objects' cached bytes, written as they are.
+      res.writeHead(code, { ...base, 'Content-Length': body.reduce((n, b) => n + b.length, 0), ...headers });
+      res.cork();
+      for (const b of body) res.write(b);
+      res.uncork();
+      res.end();
+      return code;
+    }
     const text = typeof body === 'string' ? body : JSON.stringify(body);
-    res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private', ...headers });
+    res.writeHead(code, { ...base, 'Content-Length': Buffer.byteLength(text), ...headers });
     res.end(text);
     return code;
   }
@@ -509,7 +521,7 @@ export class ApiServer implements ApiServerDouble {
     });
   }
 
-  private async serve(verb: Verb, route: Route, q: URLSearchParams, body: Buffer, req: http.IncomingMessage, warnings: string[]): Promise<[number, string | object]> {
+  private async serve(verb: Verb, route: Route, q: URLSearchParams, body: Buffer, req: http.IncomingMessage, warnings: string[]): Promise<[number, string | object | Buffer[]]> {
     const r = route.resource;
     const optionsKind = OPTIONS_KIND[verb];
     const dryRun = optionsKind ? dryRunOf(q, optionsKind) : false;
@@ -533,8 +545,10 @@ export class ApiServer implements ApiServerDouble {
         const table = this.tableOptions(r, req, q);
         const { page, meta } = this.listPage(r, route.namespace, q);
         if (table) return [200, buildTable(r, page, meta, table)];
-        const encoded = page.map((o) => this.store.encode(o)).join(',');
-        return [200, `{"kind":${JSON.stringify(listKind(r))},"apiVersion":${JSON.stringify(apiVersionOf(r))},"metadata":${JSON.stringify(meta)},"items":[${encoded}]}`];
+        const chunks: Buffer[] = [Buffer.from(`{"kind":${JSON.stringify(listKind(r))},"apiVersion":${JSON.stringify(apiVersionOf(r))},"metadata":${JSON.stringify(meta)},"items":[`)];
+        page.forEach((o, i) => chunks.push(...(i > 0 ? [COMMA, this.store.encodeBytes(o)] : [this.store.encodeBytes(o)])));
+        chunks.push(LIST_END);
+        return [200, chunks];
       }
       case 'create': {
         if (route.subresource) throw new ApiError(405, 'MethodNotAllowed', 'create is not allowed on a subresource');

@@ -93,6 +93,7 @@ export class Store {
   private readonly tables = new Map<string, Table>();
   private rv = 1000;
   private readonly json = new WeakMap<object, string>();
+  private readonly jsonBytes = new WeakMap<object, Buffer>();
   private readonly canonicalCache = new WeakMap<object, string>();
   private readonly now: () => Date;
 
@@ -140,6 +141,19 @@ export class Store {
       this.json.set(obj, s);
     }
     return s;
+  }
+
+  /**
+   * UTF-8 JSON of a stored object, computed once: LIST pages are written as these buffers, so a
+   * page of 500 large Nodes costs no string building, re-encoding or garbage.
+   */
+  encodeBytes(obj: KObject): Buffer {
+    let b = this.jsonBytes.get(obj);
+    if (b === undefined) {
+      b = Buffer.from(this.json.get(obj) ?? JSON.stringify(obj));
+      this.jsonBytes.set(obj, b);
+    }
+    return b;
   }
 
   private table(ref: string): Table {
