@@ -2,6 +2,7 @@
 // Parsing is pure and strict: every problem is reported with the field path and the bad value,
 // so an operator can fix the file from the log line alone.
 import { parse as parseYAML } from 'yaml';
+import { DuplicateJsonKeyError, parseJsonConfig } from '../../src/util/json-text.js';
 import { z } from 'zod';
 import type { InstanceMetadata } from '../types.js';
 import { NODE_ADDRESS_TYPES, type NodeAddress, type NodeAddressType } from '../../src/nodeip/types.js';
@@ -116,8 +117,12 @@ function show(v: unknown): string {
 export function parseStaticCloudConfig(text: string): StaticCloudConfig {
   let raw: unknown;
   try {
-    raw = parseYAML(text, { uniqueKeys: true });
+    // JSON (what generators write for big fleets) takes the fast path: same value, same refusal
+    // of duplicate keys, half a second instead of over a minute for 100,000 nodes.
+    const json = parseJsonConfig(text);
+    raw = json ? json.value : parseYAML(text, { uniqueKeys: true });
   } catch (err) {
+    if (err instanceof DuplicateJsonKeyError) throw new StaticConfigError(`cloud-config: ${err.message}`, '(top level)');
     throw new StaticConfigError(`cloud-config: not valid YAML: ${(err as Error).message}`, '(top level)');
   }
   if (raw === null || raw === undefined) raw = {};

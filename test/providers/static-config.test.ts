@@ -88,4 +88,10 @@ nodes:
     expect(() => parseStaticCloudConfig('nodes: {a: [}')).toThrow(/not valid YAML/);
     expect(() => parseStaticCloudConfig('nodes:\n  a: {}\n  a: {}')).toThrow(/not valid YAML/);
   });
+
+  it('reads JSON on its fast path with the same refusal of a duplicate node', () => {
+    expect(() => parseStaticCloudConfig('{"nodes": {\n  "a": {},\n  "a": {}}}')).toThrow(new StaticConfigError('cloud-config: duplicate key "a" in nodes (line 3): each key may appear once', '(top level)'));
+    // JSON the fast path cannot read (a comment) still goes to the YAML parser.
+    expect(parseStaticCloudConfig('{"nodes": {"a": {}}} # generated').nodes.get('a')?.providerID).toBe('static://a');
+  });
 });
