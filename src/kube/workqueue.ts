@@ -110,6 +110,8 @@ export class WorkQueue<T = string> {
   readonly #addedAt = new Map<T, number>();
   readonly #startedAt = new Map<T, number>();
   #waiters: Array<(item: T | undefined) => void> = [];
+  /** Batches still gathering (getBatch with gatherMs), woken when an item is queued. */
+  #arrivals: Array<() => void> = [];
   #shuttingDown = false;
   #drainWaiters: Array<() => void> = [];
 
@@ -211,15 +213,43 @@ export class WorkQueue<T = string> {
 
   /**
    * Waits for one item, then also takes up to `max - 1` more that are already queued, so a worker
-   * can serve several nodes with one provider call. Empty array once shut down and empty.
+   * can serve several nodes with one provider call. With `gatherMs`, a batch that is not full yet
+   * keeps taking items as they arrive for up to that long after its first one (nodes joining
+   * together then share a call). Empty array once shut down and empty.
    */
-  async getBatch(max: number): Promise<T[]> {
+  async getBatch(max: number, gatherMs = 0): Promise<T[]> {
     if (!Number.isInteger(max) || max < 1) throw new Error(`getBatch: max must be an integer >= 1, got ${max}`);
     const first = await this.get();
     if (first === undefined) return [];
     const batch: T[] = [first as T];
-    while (batch.length < max && this.len() > 0) batch.push(this.#take());
-    return batch;
+    const deadline = this.#clock.now() + gatherMs;
+    for (;;) {
+      while (batch.length < max && this.len() > 0) batch.push(this.#take());
+      const left = deadline - this.#clock.now();
+      if (batch.length >= max || left <= 0 || this.#shuttingDown) return batch;
+      await this.#nextArrival(left);
+    }
+  }
+
+  /** Resolves when an item is queued, the queue shuts down, or after `ms`. */
+  #nextArrival(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        timer.cancel();
+        const i = this.#arrivals.indexOf(wake);
+        if (i >= 0) this.#arrivals.splice(i, 1);
+        resolve();
+      };
+      const timer = this.#clock.setTimer(wake, ms);
+      this.#arrivals.push(wake);
+    });
+  }
+
+  #wakeArrivals(): void {
+    if (this.#arrivals.length === 0) return;
+    const arrivals = this.#arrivals;
+    this.#arrivals = [];
+    for (const wake of arrivals) wake();
   }
 
   /** Marks `item` as finished; if it was added again meanwhile, it is queued now. */
@@ -252,6 +282,7 @@ export class WorkQueue<T = string> {
       this.#waiters = [];
       for (const w of waiters) w(undefined);
     }
+    this.#wakeArrivals();
     if (!options.drain) return Promise.resolve();
     return new Promise((resolve) => {
       this.#drainWaiters.push(resolve);
@@ -276,6 +307,7 @@ export class WorkQueue<T = string> {
     }
     this.#queue.push(item);
     this.#metrics?.depth.set({ name: this.name }, this.len());
+    this.#wakeArrivals();
   }
 
   #take(): T {
@@ -376,6 +408,12 @@ export interface HandlerResult {
 
 export interface RunWorkersOptions {
   logger?: Logger;
+  /**
+   * How long a batch that is not full waits for more items after its first (default 0: it takes
+   * what is queued). One worker gathers at a time, so items arriving together share one batch
+   * rather than being split across every idle worker.
+   */
+  gatherMs?: number;
 }
 
 /** Live worker counts, for the liveness check. */
@@ -427,12 +465,21 @@ export function runBatchWorkers<T>(
 ): WorkerPool {
   if (!Number.isInteger(n) || n < 1) throw new Error(`workers: must be an integer >= 1, got ${n}`);
   const logger = options.logger ?? silentLogger;
+  const gatherMs = options.gatherMs ?? 0;
   let alive = 0;
+  // Workers take turns at gathering: the next one starts its batch once the previous has closed.
+  let gathering: Promise<unknown> = Promise.resolve();
+  const nextBatch = (): Promise<T[]> => {
+    if (gatherMs <= 0) return queue.getBatch(maxBatch);
+    const batch = gathering.then(() => queue.getBatch(maxBatch, gatherMs));
+    gathering = batch.catch(() => undefined);
+    return batch;
+  };
   const worker = async (): Promise<void> => {
     alive++;
     try {
       for (;;) {
-        const items = await queue.getBatch(maxBatch);
+        const items = await nextBatch();
         if (items.length === 0) return;
         let result: BatchResult<T> | void;
         try {

@@ -41,6 +41,12 @@ export const COMPONENT = 'node-address-ccm';
 
 /** Longest wait for recorded events at shutdown. */
 const EVENT_FLUSH_MS = 2000;
+/**
+ * How long a batch of joining nodes waits for more before its provider call. Nodes that join
+ * together (a node group scaling up by hundreds) then share one call per 500 instead of one per
+ * few; a lone node waits this much longer, next to the tens of seconds a machine takes to boot.
+ */
+const CLOUD_BATCH_GATHER_MS = 250;
 
 export interface ManagerDeps {
   logger?: Logger;
@@ -344,6 +350,7 @@ export class ControllerManager {
         fenceMs: 0,
         relist: (relistSignal) => this.watcher.relist('starting node IPAM', relistSignal),
         workers: this.#o.concurrentNodeSyncs,
+        gatherMs: CLOUD_BATCH_GATHER_MS,
         registry: this.registry,
         logger: this.#log,
       });
@@ -381,6 +388,7 @@ export class ControllerManager {
         ...(this.#ipam && mode !== 'CloudAllocator' ? { claims: this.#ipam } : {}),
         allowDualStack: this.#allowDualStack,
         workers: this.#o.concurrentNodeSyncs,
+        gatherMs: CLOUD_BATCH_GATHER_MS,
         statusUpdateFrequencyMs: this.#o.nodeStatusUpdateFrequencyMs,
         registry: this.registry,
         logger: this.#log,

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { FakeClock } from '../../src/kube/clock.js';
-import { WorkQueue } from '../../src/kube/workqueue.js';
+import { runBatchWorkers, WorkQueue } from '../../src/kube/workqueue.js';
 
 type Op = { kind: 'add'; item: string } | { kind: 'take' } | { kind: 'done'; index: number };
 
@@ -47,6 +47,53 @@ describe('WorkQueue properties', () => {
         expect(q.processingCount()).toBe(0);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('gathering batch workers: batches within max, no item in two batches at once, every add processed after it', async () => {
+    const tick = () => new Promise<void>((r) => setImmediate(r));
+    const step = fc.oneof(
+      fc.record({ add: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f') }),
+      fc.record({ advance: fc.integer({ min: 0, max: 120 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 40 }), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 3 }),
+        async (steps, workers, max, gatherMs, handlerTicks) => {
+          const clock = new FakeClock();
+          const q = new WorkQueue<string>({ name: 'gather', clock });
+          const inFlight = new Set<string>();
+          const lastAdd = new Map<string, number>();
+          const lastStart = new Map<string, number>();
+          let seq = 0;
+          const pool = runBatchWorkers(q, workers, max, async (items) => {
+            expect(items.length).toBeLessThanOrEqual(max);
+            for (const i of items) {
+              expect(inFlight.has(i)).toBe(false);
+              inFlight.add(i);
+              lastStart.set(i, ++seq);
+            }
+            for (let t = 0; t < handlerTicks; t++) await tick();
+            for (const i of items) inFlight.delete(i);
+          }, { gatherMs });
+          await tick();
+          for (const s of steps) {
+            if ('add' in s) {
+              q.add(s.add);
+              lastAdd.set(s.add, ++seq);
+            } else clock.advance(s.advance);
+            await tick();
+          }
+          // Let every window close and every batch finish.
+          for (let k = 0; k < 20 && (q.len() > 0 || q.processingCount() > 0); k++) {
+            clock.advance(gatherMs + 1);
+            for (let t = 0; t < handlerTicks + 3; t++) await tick();
+          }
+          for (const [item, addedAt] of lastAdd) expect(lastStart.get(item) ?? 0).toBeGreaterThan(addedAt);
+          void q.shutDown();
+          clock.advance(gatherMs + 1);
+          await pool.finished;
+        }),
+      { numRuns: 200 },
     );
   });
 });

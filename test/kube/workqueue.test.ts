@@ -170,6 +170,36 @@ describe('getBatch', () => {
     expect(await q.getBatch(3)).toEqual(['e']);
   });
 
+  it('with gatherMs, keeps taking arrivals until the window closes or the batch is full', async () => {
+    const clock = new FakeClock();
+    const q = makeQueue(clock);
+    let got: string[] | undefined;
+    void q.getBatch(3, 100).then((b) => { got = b; });
+    q.add('a');
+    await tick();
+    clock.advance(60);
+    q.add('b');
+    await tick();
+    expect(got).toBeUndefined(); // still gathering
+    clock.advance(40);
+    await tick();
+    expect(got).toEqual(['a', 'b']);
+    // A full batch closes at once, window or not.
+    for (const i of ['c', 'd', 'e', 'f']) q.add(i);
+    expect(await q.getBatch(3, 100)).toEqual(['c', 'd', 'e']);
+  });
+
+  it('with gatherMs, a shutdown closes the batch with what it has', async () => {
+    const clock = new FakeClock();
+    const q = makeQueue(clock);
+    q.add('a');
+    const p = q.getBatch(10, 1000);
+    await tick();
+    void q.shutDown();
+    expect(await p).toEqual(['a']);
+    expect(await q.getBatch(10, 1000)).toEqual([]);
+  });
+
   it.each([0, -1, 1.5])('rejects max=%s', async (max) => {
     await expect(makeQueue().getBatch(max)).rejects.toThrow('max');
   });
@@ -283,6 +313,27 @@ describe('runWorkers', () => {
     await tick();
     expect(batches).toEqual([['a', 'b', 'c'], ['b']]);
     await q.shutDown();
+    await pool.finished;
+  });
+});
+
+describe('runBatchWorkers with gatherMs', () => {
+  it('nodes arriving one by one within the window share one batch, however many workers are idle', async () => {
+    const clock = new FakeClock();
+    const q = makeQueue(clock);
+    const batches: string[][] = [];
+    const pool = runBatchWorkers(q, 4, 500, async (items) => { batches.push(items); }, { gatherMs: 250 });
+    await tick();
+    for (let i = 0; i < 20; i++) {
+      q.add(`n${i}`);
+      clock.advance(10);
+      await tick();
+    }
+    clock.advance(250);
+    for (let i = 0; i < 5; i++) await tick();
+    expect(batches).toEqual([Array.from({ length: 20 }, (_, i) => `n${i}`)]);
+    void q.shutDown();
+    clock.advance(1000);
     await pool.finished;
   });
 });

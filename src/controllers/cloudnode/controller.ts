@@ -35,6 +35,8 @@ export interface CloudNodeControllerOptions {
   statusUpdateFrequencyMs: number;
   /** Most nodes served by one provider call (default 500). */
   maxBatch?: number;
+  /** How long a batch of tainted nodes waits for more to join it before its provider call (default 0). */
+  gatherMs?: number;
   /** Attempts of the guarded patch when the node changed meanwhile (default 5). */
   conflictRetries?: number;
   registry?: Registry;
@@ -105,7 +107,7 @@ export class CloudNodeController {
         this.#outcomeUnknown.delete(node.metadata.name);
       },
     });
-    this.#pool = runBatchWorkers(this.queue, this.#o.workers, this.#o.maxBatch, (names) => this.#syncBatch(names), { logger: this.#log });
+    this.#pool = runBatchWorkers(this.queue, this.#o.workers, this.#o.maxBatch, (names) => this.#syncBatch(names), { logger: this.#log, gatherMs: this.#o.gatherMs ?? 0 });
     this.#scheduleResync();
   }
 

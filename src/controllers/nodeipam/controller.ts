@@ -50,6 +50,8 @@ export interface NodeIPAMControllerOptions {
   /** A consistent re-list of the node cache (the watcher's relist); gives up when `signal` aborts. */
   relist: (signal?: AbortSignal) => Promise<void>;
   workers?: number;
+  /** CloudAllocator: how long a batch waits for more nodes before its provider call (default 0). */
+  gatherMs?: number;
   conflictRetries?: number;
   registry?: Registry;
   logger?: Logger;
@@ -151,7 +153,7 @@ export class NodeIPAMController implements PodCIDRClaims {
       delete: (n) => this.#release(n),
     });
     this.#pool = this.#o.cloud
-      ? runBatchWorkers(this.queue, this.#o.workers ?? 1, CLOUD_RANGES_BATCH, (names) => this.#syncCloudBatch(names), { logger: this.#log })
+      ? runBatchWorkers(this.queue, this.#o.workers ?? 1, CLOUD_RANGES_BATCH, (names) => this.#syncCloudBatch(names), { logger: this.#log, gatherMs: this.#o.gatherMs ?? 0 })
       : runWorkers(this.queue, this.#o.workers ?? 1, (name) => this.#sync(name), { logger: this.#log });
   }
 
