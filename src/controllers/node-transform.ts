@@ -16,11 +16,37 @@ export const CACHED_NODE_CONDITIONS: readonly string[] = ['Ready', 'NetworkUnava
 const META_KEYS = ['name', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'labels', 'finalizers'] as const;
 const SPEC_KEYS = ['providerID', 'podCIDR', 'podCIDRs', 'taints'] as const;
 
+/**
+ * Strings that repeat across nodes (label values such as a zone or an instance type, address
+ * and condition types) are kept once: JSON.parse makes a new copy for every node. Bounded, so a
+ * label unique to each node fills it once and is then kept as it comes.
+ */
+const INTERN_MAX = 4096;
+const interned = new Map<string, string>();
+
+function intern(value: string): string {
+  const known = interned.get(value);
+  if (known !== undefined) return known;
+  if (interned.size < INTERN_MAX) interned.set(value, value);
+  return value;
+}
+
+/** The node's own name where a value repeats it (the hostname label, the Hostname address). */
+function shared(value: string, name: string): string {
+  return value === name ? name : intern(value);
+}
+
 /** The cached form of a Node: a new object sharing nothing mutable with the input's dropped parts. */
 export function slimNode<T extends NodeObject>(node: T): T {
   const m = node.metadata;
-  const metadata: NodeObject['metadata'] = { name: m.name };
+  const name = m.name;
+  const metadata: NodeObject['metadata'] = { name };
   for (const k of META_KEYS) if (m[k] !== undefined) (metadata as Record<string, unknown>)[k] = m[k];
+  if (m.labels) {
+    const labels: Record<string, string> = {};
+    for (const [k, v] of Object.entries(m.labels)) labels[k] = typeof v === 'string' ? shared(v, name) : v;
+    metadata.labels = labels;
+  }
   if (m.annotations) {
     const kept: Record<string, string> = {};
     let any = false;
@@ -42,10 +68,19 @@ export function slimNode<T extends NodeObject>(node: T): T {
   }
   if (node.status) {
     const status: NonNullable<NodeObject['status']> = {};
-    if (node.status.addresses !== undefined) status.addresses = node.status.addresses;
+    const addresses = node.status.addresses;
+    if (addresses !== undefined) {
+      status.addresses = Array.isArray(addresses)
+        ? addresses.map((a) => (typeof a?.type === 'string' && typeof a.address === 'string' ? { type: intern(a.type) as typeof a.type, address: shared(a.address, name) } : a))
+        : addresses;
+    }
     const conditions = node.status.conditions;
     if (Array.isArray(conditions)) {
-      status.conditions = conditions.filter((c: { type?: unknown }) => typeof c?.type === 'string' && CACHED_NODE_CONDITIONS.includes(c.type));
+      // Only type and status are read (Ready for the lifecycle, NetworkUnavailable for CloudAllocator);
+      // timestamps, reason and message are a third of what a cached node would otherwise hold.
+      status.conditions = conditions
+        .filter((c: { type?: unknown }) => typeof c?.type === 'string' && CACHED_NODE_CONDITIONS.includes(c.type))
+        .map((c: { type: string; status?: unknown }) => (typeof c.status === 'string' ? { type: intern(c.type), status: intern(c.status) } : { type: intern(c.type) }));
     }
     out.status = status;
   }

@@ -26,8 +26,17 @@ describe('slimNode', () => {
     expect(slim.metadata.labels).toEqual(full.metadata.labels);
     expect(slim.spec).toEqual({ providerID: full.spec!.providerID, podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24'], taints: full.spec!.taints });
     expect(slim.status!.addresses).toEqual(full.status!.addresses);
-    expect((slim.status!.conditions as { type: string }[]).map((c) => c.type)).toEqual(['Ready', 'NetworkUnavailable']);
+    expect(slim.status!.conditions).toEqual([{ type: 'Ready', status: 'True' }, { type: 'NetworkUnavailable', status: 'False' }]);
     expect(Object.keys(slim.status!).sort()).toEqual(['addresses', 'conditions']);
+  });
+
+  it('keeps one copy of strings that repeat: the node name in its hostname label and Hostname address, values shared by nodes', () => {
+    const [a, b] = ['worker-1', 'worker-2'].map((n, i) => slimNode(JSON.parse(JSON.stringify(realisticNode(n, { index: i * 3 }))) as NodeObject));
+    expect(a!.metadata.labels!['kubernetes.io/hostname']).toBe('worker-1');
+    expect(a!.status!.addresses!.find((x) => x.type === 'Hostname')?.address).toBe('worker-1');
+    // Same zone (index 0 and 3), arch and instance type: equal values, kept once (interned).
+    expect(a!.metadata.labels!['topology.kubernetes.io/zone']).toBe(b!.metadata.labels!['topology.kubernetes.io/zone']);
+    expect(a!.metadata.labels).toEqual({ ...b!.metadata.labels, 'kubernetes.io/hostname': 'worker-1', 'team.example.com/pool': a!.metadata.labels!['team.example.com/pool'] });
   });
 
   it('an annotation key present with an empty value stays present (the provided-node-ip rules tell absent from empty)', () => {
@@ -102,7 +111,7 @@ describe('the controllers read nothing the node transform drops', () => {
     create(realisticNode('fresh-1', { nodeIP: '10.0.0.5', tainted: true }));
     create(realisticNode('fresh-2', { tainted: false }));
     create(realisticNode('held-1', { tainted: false, podCIDRs: ['10.244.9.0/24'] }));
-    const options = resolveRunOptions({ cloudProvider: 'fake', allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', leaderElect: 'false', nodeStatusUpdateFrequency: '300ms' });
+    const options = resolveRunOptions({ cloudProvider: 'fake', controllers: '*,cloud-node-lifecycle', allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', leaderElect: 'false', nodeStatusUpdateFrequency: '300ms', nodeMonitorPeriod: '200ms' });
     cluster.run(options, { provider: cloud, nodeTransform: (n) => recording(n, reads) as typeof n, auditIntervalMs: 200 });
     const stored = (name: string) => cluster.api.store.get('nodes', name) as unknown as NodeObject;
     await until(() => !hasUninitializedTaint(stored('fresh-1')) && nodePodCIDRs(stored('fresh-2')).length > 0, 10_000, 'nodes initialised and allocated');
