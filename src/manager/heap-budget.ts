@@ -1,0 +1,68 @@
+// --optimize-for-memory: a full garbage collection whenever the heap has grown a fixed budget past
+// what was live after the last one. V8 left alone lets the heap grow to several times the live
+// data while a paginated LIST of large Nodes streams through (100,000 realistic Nodes: about
+// 700 MiB RSS for 180 MiB live); V8's own --optimize-for-size holds it down but triples the
+// LIST's time. A budget bounds the garbage instead: at 64 MiB the same LIST takes about the time
+// it takes with V8's defaults, at about half the peak RSS. Pure: the heap reading, the collection
+// and the clock are passed in.
+import type { Clock, ClockTimer } from '../kube/clock.js';
+
+export interface HeapBudgetOptions {
+  /** Growth past the last live size that triggers a collection, in bytes. */
+  budgetBytes: number;
+  /** How often the heap is read (a LIST page is parsed between two readings). */
+  intervalMs: number;
+  /** Bytes in use on the heap now. */
+  heapUsed: () => number;
+  /** A full, blocking collection. */
+  collect: () => void;
+  clock: Clock;
+  /** Told about each collection: what was in use before and after, and how long it took. */
+  onCollect?: (c: { beforeBytes: number; afterBytes: number; ms: number }) => void;
+}
+
+export class HeapBudget {
+  readonly #o: HeapBudgetOptions;
+  #live: number;
+  #timer: ClockTimer | undefined;
+  #stopped = false;
+
+  constructor(options: HeapBudgetOptions) {
+    if (!(options.budgetBytes > 0)) throw new Error(`heap budget: budgetBytes must be positive, got ${options.budgetBytes}`);
+    if (!(options.intervalMs > 0)) throw new Error(`heap budget: intervalMs must be positive, got ${options.intervalMs}`);
+    this.#o = options;
+    this.#live = options.heapUsed();
+  }
+
+  start(): void {
+    this.#schedule();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#timer?.cancel();
+  }
+
+  /** Collects if the heap outgrew the budget; returns whether it did. */
+  check(): boolean {
+    const before = this.#o.heapUsed();
+    if (before <= this.#live + this.#o.budgetBytes) {
+      // Garbage V8 collected on its own lowers the baseline too.
+      if (before < this.#live) this.#live = before;
+      return false;
+    }
+    const started = this.#o.clock.now();
+    this.#o.collect();
+    this.#live = this.#o.heapUsed();
+    this.#o.onCollect?.({ beforeBytes: before, afterBytes: this.#live, ms: this.#o.clock.now() - started });
+    return true;
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = this.#o.clock.setTimer(() => {
+      this.check();
+      this.#schedule();
+    }, this.#o.intervalMs);
+  }
+}
