@@ -181,7 +181,7 @@ describe('CloudNodeController', () => {
     store.put(makeNode({ name: 'b', tainted: false, nodeIP: '2.2.2.9', addresses: [ip('2.2.2.9')] }));
     store.put(makeNode({ name: 'c', tainted: false, addresses: [ip('3.3.3.3'), ip('c', 'Hostname')] }));
     const stats = await controller.resyncAddresses();
-    expect(stats).toEqual({ nodes: 3, updated: 1, warned: 1, failed: 0 });
+    expect(stats).toEqual({ nodes: 3, updated: 1, warned: 1, failed: 0, cloudCalls: 1 });
     expect(cloud.nodesPerCall('instancesMetadata')).toEqual([3]);
     expect(store.nodes.get('a')!.status?.addresses).toEqual([ip('1.1.1.1'), ip('1.1.1.2')]);
     expect(store.nodes.get('b')!.status?.addresses).toEqual([ip('2.2.2.9')]);

@@ -358,11 +358,12 @@ export class CloudNodeController {
    * One batched metadata round for every initialised node; replaces addresses that changed, warns
    * about annotations that can no longer be satisfied, never re-taints. Returns what it did.
    */
-  async resyncAddresses(): Promise<{ nodes: number; updated: number; warned: number; failed: number }> {
+  async resyncAddresses(): Promise<{ nodes: number; updated: number; warned: number; failed: number; cloudCalls: number }> {
     const nodes = this.#o.nodes.list().filter((n) => !hasUninitializedTaint(n));
-    const stats = { nodes: nodes.length, updated: 0, warned: 0, failed: 0 };
+    const stats = { nodes: nodes.length, updated: 0, warned: 0, failed: 0, cloudCalls: 0 };
     for (let i = 0; i < nodes.length && !this.#stopped; i += this.#o.maxBatch) {
       const chunk = nodes.slice(i, i + this.#o.maxBatch);
+      stats.cloudCalls++;
       const answers = await this.#metadata(chunk);
       // Writes are bounded like the initialising workers': --concurrent-node-syncs × writesPerWorker.
       await forEachLimited(chunk, this.#o.workers * this.#o.writesPerWorker, async (node) => {
