@@ -70,6 +70,13 @@ function rss(pid: number): { rss: number; peak: number } {
   return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
 }
 
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  // /proc/<pid>/stat: utime and stime are fields 14 and 15, after the parenthesised command.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Sum of a counter over its label sets, from the process's /metrics; undefined when not reachable. */
 async function metric(port: number, name: string, filter = ''): Promise<number | undefined> {
   try {
@@ -114,6 +121,7 @@ async function scenario(qps: string): Promise<string[]> {
     const lastRound = await logs.next((m) => m.msg === 'address refresh done', 120_000, 'a refresh round before the join', logs.all.length);
     const joinFrom = logs.all.indexOf(lastRound) + 1;
     const cloudBeforeJoin = (await metric(port, 'cloudprovider_requests_total')) ?? NaN;
+    const cpuBeforeJoin = { run: cpuSeconds(run.pid!), api: cpuSeconds(apiProc.pid!) };
     const joined = await ask('join', (m) => m.joined !== undefined);
     const before = joined.counts as Record<string, number>;
     let status: Record<string, unknown>;
@@ -123,6 +131,8 @@ async function scenario(qps: string): Promise<string[]> {
       await new Promise((r) => setTimeout(r, 500));
     }
     const joinMs = status.sinceJoinMs as number;
+    // Who was busy: the controller or the API server double (the double's CPU includes creating the 10,000 Nodes).
+    const joinCpu = { run: cpuSeconds(run.pid!) - cpuBeforeJoin.run, api: cpuSeconds(apiProc.pid!) - cpuBeforeJoin.api };
     const after = status.counts as Record<string, number>;
     const per = (k: string) => ((after[k]! - before[k]!) / JOIN).toFixed(3);
     // A refresh round that began during the join ends before the counter is read.
@@ -154,7 +164,7 @@ async function scenario(qps: string): Promise<string[]> {
     const firstRounds = samples.slice(0, 3).map((s) => s.rss);
     return [
       `| ${limit} | ${NODES.toLocaleString('en-US')} realistic nodes: cache synced | ${(syncMs / 1000).toFixed(1)} s (LIST in ${(Number(synced.ms) / 1000).toFixed(1)} s) | RSS ${afterSync.rss} MiB after sync, heap ${heapMiB} MiB; double filled in ${(Number(ready.fillMs) / 1000).toFixed(0)} s |`,
-      `| ${limit} | ${JOIN.toLocaleString('en-US')} tainted nodes join | ${(joinMs / 1000).toFixed(1)} s until all initialised with pod CIDRs | per node: PATCH node ${per('patchNodes')}, PATCH status ${per('patchStatus')}, PUT ${per('updateNodes')}, POST event ${per('createEvents')}, PATCH event ${per('patchEvents')}; cloud calls for the join ${joinCalls} (${refreshCalls} more in the refresh rounds meanwhile) |`,
+      `| ${limit} | ${JOIN.toLocaleString('en-US')} tainted nodes join | ${(joinMs / 1000).toFixed(1)} s until all initialised with pod CIDRs | per node: PATCH node ${per('patchNodes')}, PATCH status ${per('patchStatus')}, PUT ${per('updateNodes')}, POST event ${per('createEvents')}, PATCH event ${per('patchEvents')}; cloud calls for the join ${joinCalls} (${refreshCalls} more in the refresh rounds meanwhile); CPU: controller ${joinCpu.run.toFixed(1)} s, API double ${joinCpu.api.toFixed(1)} s |`,
       `| ${limit} | refresh of ${(NODES + JOIN).toLocaleString('en-US')} nodes × ${ROUNDS} | ${samples.map((s) => (s.ms / 1000).toFixed(1)).join(', ')} s | cloud calls per round ${cloudPerRound.join(', ')}; RSS after each ${samples.map((s) => s.rss).join(', ')} MiB (first three ${firstRounds.join(', ')}); peak RSS ${peak} MiB; audit conflicts ${conflicts ?? '—'} |`,
     ];
   } finally {

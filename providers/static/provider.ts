@@ -4,6 +4,7 @@
 // we also re-read periodically as a safety net because fs.watch can miss events on some
 // filesystems. A reload only takes effect when the content really changed and parses; a bad file keeps the last good
 // config and logs the field at fault.
+import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -43,8 +44,9 @@ export class StaticCloudProvider implements CloudProvider {
   lastError: Error | undefined;
 
   private config: StaticCloudConfig = { nodes: new Map() };
-  private lastText: string | undefined;
-  /** The content (or read error) of the last failed reload, so it is logged once. */
+  /** Digest of the config in effect: a 100,000-node file is 20 MB that need not stay in memory. */
+  private lastDigest: string | undefined;
+  /** The content digest (or read error) of the last failed reload, so it is logged once. */
   private lastFailure: string | undefined;
   private watcher: FSWatcher | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -142,7 +144,7 @@ export class StaticCloudProvider implements CloudProvider {
   private apply(text: string): void {
     const config = parseStaticCloudConfig(text);
     this.config = config;
-    this.lastText = text;
+    this.lastDigest = digestOf(text);
     this.lastError = undefined;
     this.generation++;
   }
@@ -158,18 +160,19 @@ export class StaticCloudProvider implements CloudProvider {
       return;
     }
     if (this.closed) return;
-    if (text === this.lastText) {
+    const digest = digestOf(text);
+    if (digest === this.lastDigest) {
       // Back to the config in effect (e.g. a bad edit reverted): nothing to apply, nothing wrong.
       if (this.lastError) this.logger.info({ path: this.file }, 'cloud-config matches the config in effect again');
       this.lastError = undefined;
       this.lastFailure = undefined;
       return;
     }
-    if (text === this.lastFailure) return;
+    if (digest === this.lastFailure) return;
     try {
       this.apply(text);
     } catch (err) {
-      this.fail(err as Error, text, 'cloud-config: invalid; keeping the last good config');
+      this.fail(err as Error, digest, 'cloud-config: invalid; keeping the last good config');
       return;
     }
     this.lastFailure = undefined;
@@ -217,4 +220,8 @@ export class StaticCloudProvider implements CloudProvider {
       this.logger.warn({ err, path: dir }, 'cloud-config: cannot watch directory; relying on polling');
     }
   }
+}
+
+function digestOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }

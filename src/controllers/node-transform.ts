@@ -52,7 +52,8 @@ export function slimNode<T extends NodeObject>(node: T): T {
     let any = false;
     for (const k of CACHED_NODE_ANNOTATIONS) {
       if (Object.prototype.hasOwnProperty.call(m.annotations, k)) {
-        kept[k] = m.annotations[k] as string;
+        // The pool annotation's value repeats across nodes; the node-IP one is kept as it comes.
+        kept[k] = k === POD_CIDR_POOL_ANNOTATION ? intern(m.annotations[k] as string) : (m.annotations[k] as string);
         any = true;
       }
     }
@@ -64,6 +65,10 @@ export function slimNode<T extends NodeObject>(node: T): T {
   if (node.spec) {
     const spec: NonNullable<NodeObject['spec']> = {};
     for (const k of SPEC_KEYS) if (node.spec[k] !== undefined) (spec as Record<string, unknown>)[k] = node.spec[k];
+    // podCIDR repeats podCIDRs[0]: one string for both.
+    if (typeof spec.podCIDR === 'string' && Array.isArray(spec.podCIDRs) && spec.podCIDRs[0] === spec.podCIDR) {
+      spec.podCIDRs = [spec.podCIDR, ...spec.podCIDRs.slice(1)];
+    }
     out.spec = spec;
   }
   if (node.status) {
