@@ -23,6 +23,7 @@ function usage(message: string): UsageError {
   return new UsageError(message);
 }
 
+/** The CIDR module comes in as an argument: it is imported only when the command runs. */
 function checkCIDRs({ parseCIDRList, CIDRParseError }: typeof import('../../ipam/cidr.js'), flag: string, value: string | undefined): void {
   if (value === undefined) return;
   try {
