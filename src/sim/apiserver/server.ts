@@ -356,21 +356,11 @@ export class ApiServer implements ApiServerDouble {
   }
 
   /** Answers `code` with `body`; returns the status. */
-  private send(res: http.ServerResponse, code: number, body: string | object | Buffer[], headers: Record<string, string | string[]> = {}): number {
+  private send(res: http.ServerResponse, code: number, body: string | object | Buffer, headers: Record<string, string | string[]> = {}): number {
     if (res.headersSent || res.destroyed) return code;
-    const base = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' };
-    if (Array.isArray(body) && body.length > 0 && body.every((b) => Buffer.isBuffer(b))) {
-      // A LIST page: the objects' cached bytes, written as they are.
-      res.writeHead(code, { ...base, 'Content-Length': body.reduce((n, b) => n + b.length, 0), ...headers });
-      res.cork();
-      for (const b of body) res.write(b);
-      res.uncork();
-      res.end();
-      return code;
-    }
-    const text = typeof body === 'string' ? body : JSON.stringify(body);
-    res.writeHead(code, { ...base, 'Content-Length': Buffer.byteLength(text), ...headers });
-    res.end(text);
+    const payload = Buffer.isBuffer(body) ? body : typeof body === 'string' ? body : JSON.stringify(body);
+    res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), 'Cache-Control': 'no-cache, private', ...headers });
+    res.end(payload);
     return code;
   }
 
@@ -521,7 +511,7 @@ export class ApiServer implements ApiServerDouble {
     });
   }
 
-  private async serve(verb: Verb, route: Route, q: URLSearchParams, body: Buffer, req: http.IncomingMessage, warnings: string[]): Promise<[number, string | object | Buffer[]]> {
+  private async serve(verb: Verb, route: Route, q: URLSearchParams, body: Buffer, req: http.IncomingMessage, warnings: string[]): Promise<[number, string | object | Buffer]> {
     const r = route.resource;
     const optionsKind = OPTIONS_KIND[verb];
     const dryRun = optionsKind ? dryRunOf(q, optionsKind) : false;
@@ -545,10 +535,14 @@ export class ApiServer implements ApiServerDouble {
         const table = this.tableOptions(r, req, q);
         const { page, meta } = this.listPage(r, route.namespace, q);
         if (table) return [200, buildTable(r, page, meta, table)];
-        const chunks: Buffer[] = [Buffer.from(`{"kind":${JSON.stringify(listKind(r))},"apiVersion":${JSON.stringify(apiVersionOf(r))},"metadata":${JSON.stringify(meta)},"items":[`)];
-        page.forEach((o, i) => chunks.push(...(i > 0 ? [COMMA, this.store.encodeBytes(o)] : [this.store.encodeBytes(o)])));
-        chunks.push(LIST_END);
-        return [200, chunks];
+        // The objects' cached bytes, copied once into the page.
+        const parts: Buffer[] = [Buffer.from(`{"kind":${JSON.stringify(listKind(r))},"apiVersion":${JSON.stringify(apiVersionOf(r))},"metadata":${JSON.stringify(meta)},"items":[`)];
+        page.forEach((o, i) => {
+          if (i > 0) parts.push(COMMA);
+          parts.push(this.store.encodeBytes(o));
+        });
+        parts.push(LIST_END);
+        return [200, Buffer.concat(parts)];
       }
       case 'create': {
         if (route.subresource) throw new ApiError(405, 'MethodNotAllowed', 'create is not allowed on a subresource');
