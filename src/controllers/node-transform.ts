@@ -13,7 +13,8 @@ export const CACHED_NODE_ANNOTATIONS: readonly string[] = [PROVIDED_NODE_IP_ANNO
 /** Node condition types some controller reads (lifecycle: Ready; CloudAllocator: NetworkUnavailable). */
 export const CACHED_NODE_CONDITIONS: readonly string[] = ['Ready', 'NetworkUnavailable'];
 
-const META_KEYS = ['name', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'labels', 'finalizers'] as const;
+// Labels are copied apart (their values interned).
+const META_KEYS = ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'finalizers'] as const;
 const SPEC_KEYS = ['providerID', 'podCIDR', 'podCIDRs', 'taints'] as const;
 
 /**
