@@ -169,6 +169,16 @@ export class StaticCloudProvider implements CloudProvider {
       return;
     }
     if (digest === this.lastFailure) return;
+    // A file being written in place (an editor's save, `>` in a shell) can be read half written
+    // or empty, and an empty file is a valid config with no nodes: apply new content only once it
+    // reads the same twice, a debounce apart. Otherwise the next event or poll tries again.
+    await new Promise((resolve) => setTimeout(resolve, this.debounceMs));
+    if (this.closed) return;
+    const again = await readFile(this.file, 'utf8').catch(() => undefined);
+    if (again === undefined || digestOf(again) !== digest) {
+      this.schedule();
+      return;
+    }
     try {
       this.apply(text);
     } catch (err) {

@@ -142,6 +142,20 @@ describe('StaticCloudProvider', () => {
     expect(await addressOf(p)).toBe('10.0.0.1');
   });
 
+  it('never applies content read in the middle of a write (an empty file would drop every node)', async () => {
+    const file = path.join(await tempDir(), 'cloud.yaml');
+    await writeFile(file, cfg('10.0.0.1'));
+    const p = await StaticCloudProvider.open({ path: file, debounceMs: 200, pollMs: 0, watch: false });
+    cleanups.push(() => p.close());
+    await writeFile(file, ''); // truncated, as a save in place leaves it for a moment
+    const reload = p.reload();
+    await new Promise((r) => setTimeout(r, 50));
+    await writeFile(file, cfg('10.0.0.1')); // the write completes within the debounce
+    await reload;
+    expect(p.generation).toBe(1);
+    expect(await addressOf(p)).toBe('10.0.0.1');
+  });
+
   it('picks up a change by polling when no watch event arrives', async () => {
     const file = path.join(await tempDir(), 'cloud.yaml');
     await writeFile(file, cfg('10.0.0.1'));
