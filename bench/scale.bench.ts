@@ -23,6 +23,8 @@ const JOIN = Number(process.env.BENCH_SCALE_JOIN ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 10);
 const QPS = (process.env.BENCH_SCALE_QPS ?? '-1,200').split(',');
 const REFRESH = '15s';
+// BENCH_SCALE_PROF=<dir>: V8 CPU profiles of both processes, written there when they exit.
+const PROF = process.env.BENCH_SCALE_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SCALE_PROF}`] : [];
 
 interface Lines {
   /** The first message at index `from` or later that matches. */
@@ -94,7 +96,7 @@ async function scenario(qps: string): Promise<string[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ccm-scale-'));
   const kubeconfig = path.join(dir, 'kubeconfig');
   const cloudConfig = path.join(dir, 'cloud.json');
-  const apiProc = spawn(process.execPath, ['--max-old-space-size=16384', path.join(here, 'scale-apiserver.js'), kubeconfig, cloudConfig, String(NODES), String(JOIN)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const apiProc = spawn(process.execPath, [...PROF, '--max-old-space-size=16384', path.join(here, 'scale-apiserver.js'), kubeconfig, cloudConfig, String(NODES), String(JOIN)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const api = lines(apiProc);
   const ask = async (cmd: string, match: (m: Record<string, unknown>) => boolean, timeoutMs = 120_000) => {
     const from = api.all.length;
@@ -106,7 +108,7 @@ async function scenario(qps: string): Promise<string[]> {
     const ready = await api.next((m) => m.ready === true, 900_000, 'the double to fill');
     const port = await freePort();
     const started = Date.now();
-    run = spawn(process.execPath, [cli, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider=static', `--cloud-config=${cloudConfig}`,
+    run = spawn(process.execPath, [...PROF, cli, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider=static', `--cloud-config=${cloudConfig}`,
       '--insecure-plain-http', '--allocate-node-cidrs', '--cluster-cidr=100.64.0.0/10', '--node-cidr-mask-size=27', '--leader-elect=false', `--secure-port=${port}`,
       `--node-status-update-frequency=${REFRESH}`, `--kube-api-qps=${qps}`, '--kube-api-burst=400', '--concurrent-node-syncs=4'], { stdio: ['ignore', 'pipe', 'inherit'] });
     const logs = lines(run);

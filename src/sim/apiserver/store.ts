@@ -64,17 +64,29 @@ function specPart(obj: KObject): string {
   return JSON.stringify(rest);
 }
 
-/** Canonical JSON with object keys sorted, so no-op writes compare equal whatever the key order. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v)
-      .sort()
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
+/**
+ * Whether two JSON values are equal as JSON (key order aside; a key whose value is undefined is
+ * absent, as JSON.stringify has it). Shared subtrees compare by identity first, so comparing a
+ * patched object with the one it was patched from costs only the parts the patch rebuilt.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
   }
-  return JSON.stringify(v);
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  let defined = 0;
+  for (const k of Object.keys(ao)) {
+    if (ao[k] === undefined) continue;
+    defined++;
+    if (!Object.prototype.hasOwnProperty.call(bo, k) || !sameJson(ao[k], bo[k])) return false;
+  }
+  for (const k of Object.keys(bo)) if (bo[k] !== undefined) defined--;
+  return defined === 0;
 }
 
 interface Table {
@@ -94,7 +106,6 @@ export class Store {
   private rv = 1000;
   private readonly json = new WeakMap<object, string>();
   private readonly jsonBytes = new WeakMap<object, Buffer>();
-  private readonly canonicalCache = new WeakMap<object, string>();
   private readonly now: () => Date;
 
   constructor(options: StoreOptions = {}) {
@@ -122,15 +133,6 @@ export class Store {
   findResource(group: string, version: string, plural: string): Resource | undefined {
     const t = this.tables.get(group ? `${plural}.${group}` : plural);
     return t && t.resource.version === version ? t.resource : undefined;
-  }
-
-  private canonicalOf(obj: KObject): string {
-    let c = this.canonicalCache.get(obj);
-    if (c === undefined) {
-      c = canonical(obj);
-      this.canonicalCache.set(obj, c);
-    }
-    return c;
   }
 
   /** JSON text of a stored object, computed once. */
@@ -400,7 +402,7 @@ export class Store {
     if (options.subresource !== 'status') r.prepare?.(next);
     this.check(r, next, old);
     // A write that changes nothing is not a write: no new resourceVersion, no event.
-    if (canonical(next) === this.canonicalOf(old)) return old;
+    if (sameJson(next, old)) return old;
     if (options.dryRun) return next;
     nm.resourceVersion = String(this.nextRv());
     if (nm.deletionTimestamp && (nm.finalizers ?? []).length === 0) {
