@@ -133,6 +133,7 @@ async function scenario(qps: string): Promise<string[]> {
       await new Promise((r) => setTimeout(r, 500));
     }
     const joinMs = status.sinceJoinMs as number;
+    const peakAfterJoin = rss(run.pid!).peak;
     // Who was busy: the controller or the API server double (the double's CPU includes creating the 10,000 Nodes).
     const joinCpu = { run: cpuSeconds(run.pid!) - cpuBeforeJoin.run, api: cpuSeconds(apiProc.pid!) - cpuBeforeJoin.api };
     const after = status.counts as Record<string, number>;
@@ -167,7 +168,7 @@ async function scenario(qps: string): Promise<string[]> {
     return [
       `| ${limit} | ${NODES.toLocaleString('en-US')} realistic nodes: cache synced | ${(syncMs / 1000).toFixed(1)} s (LIST in ${(Number(synced.ms) / 1000).toFixed(1)} s) | RSS ${afterSync.rss} MiB after sync, heap ${heapMiB} MiB; double filled in ${(Number(ready.fillMs) / 1000).toFixed(0)} s |`,
       `| ${limit} | ${JOIN.toLocaleString('en-US')} tainted nodes join | ${(joinMs / 1000).toFixed(1)} s until all initialised with pod CIDRs | per node: PATCH node ${per('patchNodes')}, PATCH status ${per('patchStatus')}, PUT ${per('updateNodes')}, POST event ${per('createEvents')}, PATCH event ${per('patchEvents')}; cloud calls for the join ${joinCalls} (${refreshCalls} more in the refresh rounds meanwhile); CPU: controller ${joinCpu.run.toFixed(1)} s, API double ${joinCpu.api.toFixed(1)} s |`,
-      `| ${limit} | refresh of ${(NODES + JOIN).toLocaleString('en-US')} nodes × ${ROUNDS} | ${samples.map((s) => (s.ms / 1000).toFixed(1)).join(', ')} s | cloud calls per round ${cloudPerRound.join(', ')}; RSS after each ${samples.map((s) => s.rss).join(', ')} MiB (first three ${firstRounds.join(', ')}); peak RSS ${peak} MiB; audit conflicts ${conflicts ?? '—'} |`,
+      `| ${limit} | refresh of ${(NODES + JOIN).toLocaleString('en-US')} nodes × ${ROUNDS} | ${samples.map((s) => (s.ms / 1000).toFixed(1)).join(', ')} s | cloud calls per round ${cloudPerRound.join(', ')}; RSS after each ${samples.map((s) => s.rss).join(', ')} MiB (first three ${firstRounds.join(', ')}); peak RSS ${peak} MiB (${afterSync.peak} MiB by the end of the sync, ${peakAfterJoin} MiB by the end of the join); audit conflicts ${conflicts ?? '—'} |`,
     ];
   } finally {
     run?.kill('SIGTERM');
