@@ -12,6 +12,7 @@ import { resourcePath, type KubeList, type KubeObject, type ResourceType, type W
 import { sleep } from '../util/sleep.js';
 import { linkSignals } from '../util/abort.js';
 import type { TokenBucket } from './token-bucket.js';
+import { nextPageLimit } from './page-size.js';
 
 function checkConfig(kc: KubeConfig, source: string): KubeConfig {
   const cluster = kc.getCurrentCluster();
@@ -134,6 +135,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Skips the write gate and the rate limiter (leader election's own lease calls). */
   ungated?: boolean;
+  /** Told the length (in characters) of a successful response's body, before it is parsed. */
+  onBodyLength?: (chars: number) => void;
 }
 
 export interface CallOptions {
@@ -327,6 +330,7 @@ export class KubeClient {
     }
     // No trim() of the whole body: it copies it (7 MB for a LIST page of large Nodes, and more
     // time than parsing it). JSON.parse skips surrounding whitespace itself.
+    req.onBodyLength?.(text.length);
     if (text.length <= 64 && text.trim() === '') return undefined as T;
     try {
       return JSON.parse(text) as T;
@@ -502,31 +506,37 @@ export class KubeClient {
     return this.request<T>({ method: 'GET', path: resourcePath(res, { namespace: opts.namespace, name }), signal: opts.signal, timeoutMs: opts.timeoutMs, ungated: opts.ungated });
   }
 
-  list<T extends KubeObject>(res: ResourceType, opts: ListOptions = {}): Promise<KubeList<T>> {
+  list<T extends KubeObject>(res: ResourceType, opts: ListOptions & { onBodyLength?: (chars: number) => void } = {}): Promise<KubeList<T>> {
     return this.request<KubeList<T>>({
       method: 'GET',
       path: resourcePath(res, { namespace: opts.namespace }),
       query: { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.limit, continue: opts.continue, resourceVersion: opts.resourceVersion },
       signal: opts.signal,
       timeoutMs: opts.timeoutMs,
+      onBodyLength: opts.onBodyLength,
     });
   }
 
-  /** Lists every page (limit/continue) and returns all items with the list's resourceVersion. */
   /**
-   * Every page of a LIST. `transform` is applied page by page, so only one page of whole objects is
-   * held at a time however large the collection is.
+   * Every page of a LIST, with all items and the list's resourceVersion. `transform` is applied
+   * page by page, so only one page of whole objects is held at a time however large the
+   * collection is. `pageSize` (default 500) is the most a page asks for; pages of large objects ask
+   * for fewer, so each holds about PAGE_TARGET_CHARS of JSON (see page-size.ts).
    */
   async listAll<T extends KubeObject>(res: ResourceType, opts: Omit<ListOptions, 'continue'> & { pageSize?: number; transform?: (obj: T) => T } = {}): Promise<{ items: T[]; resourceVersion: string }> {
     const items: T[] = [];
     let cont: string | undefined;
     let rv = '';
-    const { transform, ...listOpts } = opts;
+    const { transform, pageSize, ...listOpts } = opts;
+    const maxLimit = pageSize ?? opts.limit ?? 500;
+    let limit = maxLimit;
+    let chars = 0;
     do {
-      const page = await this.list<T>(res, { ...listOpts, limit: opts.pageSize ?? opts.limit ?? 500, continue: cont });
+      const page = await this.list<T>(res, { ...listOpts, limit, continue: cont, onBodyLength: (n) => (chars = n) });
       for (const item of page.items ?? []) items.push(transform ? transform(item) : item);
       rv = page.metadata?.resourceVersion ?? rv;
       cont = page.metadata?.continue || undefined;
+      limit = nextPageLimit(limit, maxLimit, chars);
     } while (cont);
     return { items, resourceVersion: rv };
   }
