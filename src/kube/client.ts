@@ -458,8 +458,17 @@ export class KubeClient {
   }
 
   async *#watch<T>(path: string, query: Record<string, string | number | boolean | undefined>, signal: AbortSignal | undefined): AsyncGenerator<WatchEvent<T>> {
-    await this.#throttle({ method: 'GET', path, ...(signal ? { signal } : {}) });
-    const { res, body, cancel } = await this.#send('GET', path, { ...query, watch: true }, undefined, undefined, this.#readTimeoutMs, signal, true);
+    let opened: { res: http.IncomingMessage; body: string | undefined; cancel: () => void };
+    try {
+      await this.#throttle({ method: 'GET', path, ...(signal ? { signal } : {}) });
+      opened = await this.#send('GET', path, { ...query, watch: true }, undefined, undefined, this.#readTimeoutMs, signal, true);
+    } catch (err) {
+      // Aborted before the stream opened (a relist asked for while the watch was being sent):
+      // the same quiet end as an abort mid-stream, not a failure to log and back off from.
+      if (signal?.aborted) return;
+      throw err;
+    }
+    const { res, body, cancel } = opened;
     if (body !== undefined) {
       throw apiErrorFromResponse('GET', path, res.statusCode ?? 0, body, res.headers['retry-after'] as string | undefined);
     }

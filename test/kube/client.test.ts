@@ -2,6 +2,7 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { KubeClient, jsonPatchWithResourceVersion, kubeConfigFromFile, kubeConfigFromString } from '../../src/kube/client.js';
 import { ApiError, FencedError, TransportError, isGone, isNotFound, writeOutcome } from '../../src/kube/errors.js';
 import { NODES } from '../../src/kube/types.js';
+import { TokenBucket } from '../../src/kube/token-bucket.js';
 import { kubeconfigFor, sendJson, startScriptedServer, type Route } from './helpers.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -135,6 +136,17 @@ describe('KubeClient requests', () => {
 });
 
 describe('KubeClient.watch', () => {
+  it('ends quietly when its signal aborts before the stream opens (waiting for the rate limiter), as it does mid-stream', async () => {
+    const { srv, client } = await setup((_req, res) => sendJson(res, 200, node('a')), { rateLimiter: new TokenBucket(0.01, 1) });
+    await client.get(NODES, 'a'); // takes the only token: the watch waits for the next one
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    const events: unknown[] = [];
+    for await (const ev of client.watchResource(NODES, { signal: ac.signal })) events.push(ev);
+    expect(events).toEqual([]);
+    expect(srv.requests.map((r) => r.url.searchParams.get('watch'))).toEqual([null]);
+  });
+
   it('yields events split across chunks and asks for bookmarks', async () => {
     const { srv, client } = await setup((_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
