@@ -39,6 +39,26 @@ describe('slimNode', () => {
     expect(a!.metadata.labels).toEqual({ ...b!.metadata.labels, 'kubernetes.io/hostname': 'worker-1', 'team.example.com/pool': a!.metadata.labels!['team.example.com/pool'] });
   });
 
+  it('nodes with the same conditions share one frozen list; other conditions get their own', () => {
+    const cond = (type: string, status: string) => ({ type, status, reason: 'r', message: 'm', lastHeartbeatTime: '2026-11-01T10:00:00Z', lastTransitionTime: '2026-11-01T10:00:00Z' });
+    const withConditions = (name: string, conditions: unknown[]): NodeObject => ({ metadata: { name }, status: { conditions } });
+    const [a, b, c] = [
+      withConditions('a', [cond('Ready', 'True'), cond('MemoryPressure', 'False'), cond('NetworkUnavailable', 'False')]),
+      withConditions('b', [cond('MemoryPressure', 'True'), cond('Ready', 'True'), cond('NetworkUnavailable', 'False')]),
+      withConditions('c', [cond('Ready', 'False'), cond('NetworkUnavailable', 'False')]),
+    ].map((n) => slimNode(n).status!.conditions as { type: string; status: string }[]);
+    expect(a).toEqual([{ type: 'Ready', status: 'True' }, { type: 'NetworkUnavailable', status: 'False' }]);
+    expect(b).toBe(a);
+    expect(c).not.toBe(a);
+    expect(c).toEqual([{ type: 'Ready', status: 'False' }, { type: 'NetworkUnavailable', status: 'False' }]);
+    // Shared, so frozen: changing one in place throws instead of changing every node's.
+    expect(() => a!.push({ type: 'X', status: 'True' })).toThrow(TypeError);
+    expect(() => {
+      a![0]!.status = 'False';
+    }).toThrow(TypeError);
+    expect(b![0]!.status).toBe('True');
+  });
+
   it('an annotation key present with an empty value stays present (the provided-node-ip rules tell absent from empty)', () => {
     const n: NodeObject = { metadata: { name: 'a', annotations: { [PROVIDED_NODE_IP_ANNOTATION]: '', other: 'x' } } };
     expect(slimNode(n).metadata.annotations).toEqual({ [PROVIDED_NODE_IP_ANNOTATION]: '' });
