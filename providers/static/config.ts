@@ -144,16 +144,25 @@ export function parseStaticCloudConfig(text: string): StaticCloudConfig {
     throw new StaticConfigError(`cloud-config ${formatPath(path)}: ${issue.message} (value ${show(value)})`, formatPath(path));
   }
   const nodes = new Map<string, StaticNode>();
+  // A parsed file holds a new string for every occurrence of a value; zones, regions, instance
+  // types and address types repeat across thousands of nodes and are kept once.
+  const seen = new Map<string, string>();
+  const once = (v: string): string => {
+    const known = seen.get(v);
+    if (known !== undefined) return known;
+    seen.set(v, v);
+    return v;
+  };
   for (const [name, node] of Object.entries(result.data.nodes ?? {})) {
     const n = node ?? { addresses: [] };
     const addresses: NodeAddress[] = n.addresses.map((a) => ({
-      type: a.type as NodeAddressType,
+      type: once(a.type) as NodeAddressType,
       address: a.type === 'InternalIP' || a.type === 'ExternalIP' ? canonicalIP(a.address)! : a.address,
     }));
     const meta: StaticNode = { providerID: n.providerID ?? `static://${name}`, addresses, shutdown: n.shutdown ?? false };
-    if (n.instanceType !== undefined) meta.instanceType = n.instanceType;
-    if (n.zone !== undefined) meta.zone = n.zone;
-    if (n.region !== undefined) meta.region = n.region;
+    if (n.instanceType !== undefined) meta.instanceType = once(n.instanceType);
+    if (n.zone !== undefined) meta.zone = once(n.zone);
+    if (n.region !== undefined) meta.region = once(n.region);
     if (n.podCIDRs !== undefined) meta.podCIDRs = n.podCIDRs.map((c) => (canonicalCIDR(c) as { cidr: string }).cidr);
     if (n.labels !== undefined) meta.labels = { ...n.labels };
     nodes.set(name, meta);
