@@ -9,7 +9,7 @@
 //   RSS after each round (growth over BENCH_SCALE_ROUNDS rounds, default 10).
 // It takes several minutes and several GB of memory (the double's side); it is not part of npm test.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -17,7 +17,11 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/util/free-port.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const cli = path.join(here, '../src/cli/main.js');
+// The controller as deploy/Dockerfile ships it (the esbuild bundle, with source maps on) when an
+// image build exists (`node scripts/build-image-root.mjs`; BENCH_IMAGE=<dir> picks another),
+// else the tsc output the tests run, which loads every module of @kubernetes/client-node.
+const imageMain = path.join(process.env.BENCH_IMAGE ?? path.join(here, '../../build/image'), 'lib/main.js');
+const BUILD = existsSync(imageMain) ? { name: 'image', main: imageMain, node: ['--enable-source-maps'] } : { name: 'dist', main: path.join(here, '../src/cli/main.js'), node: [] };
 const NODES = Number(process.env.BENCH_SCALE_NODES ?? 100_000);
 const JOIN = Number(process.env.BENCH_SCALE_JOIN ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 10);
@@ -108,7 +112,7 @@ async function scenario(qps: string): Promise<string[]> {
     const ready = await api.next((m) => m.ready === true, 900_000, 'the double to fill');
     const port = await freePort();
     const started = Date.now();
-    run = spawn(process.execPath, [...PROF, cli, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider=static', `--cloud-config=${cloudConfig}`,
+    run = spawn(process.execPath, [...PROF, ...BUILD.node, BUILD.main, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider=static', `--cloud-config=${cloudConfig}`,
       '--insecure-plain-http', '--allocate-node-cidrs', '--cluster-cidr=100.64.0.0/10', '--node-cidr-mask-size=27', '--leader-elect=false', `--secure-port=${port}`,
       `--node-status-update-frequency=${REFRESH}`, `--kube-api-qps=${qps}`, '--kube-api-burst=400', '--concurrent-node-syncs=4'], { stdio: ['ignore', 'pipe', 'inherit'] });
     const logs = lines(run);
@@ -179,6 +183,7 @@ async function scenario(qps: string): Promise<string[]> {
 }
 
 export default async function run(): Promise<void> {
+  console.log(`controller build: ${BUILD.name} (${BUILD.main})\n`);
   console.log('| --kube-api-qps | case | time | figures |');
   console.log('| --- | --- | --- | --- |');
   for (const qps of QPS) for (const row of await scenario(qps)) console.log(row);
