@@ -6,7 +6,7 @@
 // config and logs the field at fault.
 import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderLogger } from '../types.js';
 import { found, notFound } from '../types.js';
@@ -22,6 +22,13 @@ export interface StaticProviderOptions {
   pollMs?: number;
   /** Use fs.watch (default true); false relies on polling alone, for filesystems without events. */
   watch?: boolean;
+  /**
+   * A file whose last change (mtime and ctime) was at least this long before a read of it is not
+   * read again while its stat stays the same (ms, default 2000). Some filesystems keep times at
+   * one-second resolution, so a file read within that time of a change can change again without
+   * its stat showing it: such a file is read on every poll until it has been quiet that long.
+   */
+  statTrustMs?: number;
 }
 
 const noopLogger: ProviderLogger = { info() {}, warn() {}, error() {}, debug() {} };
@@ -42,6 +49,8 @@ export class StaticCloudProvider implements CloudProvider {
   generation = 0;
   /** The last reload error, cleared by the next good load. */
   lastError: Error | undefined;
+  /** Times the file's content was read (a poll of an unchanged, settled file reads only its stat). */
+  reads = 0;
 
   private config: StaticCloudConfig = { nodes: new Map() };
   /** Digest of the config in effect: a 100,000-node file is 20 MB that need not stay in memory. */
@@ -53,6 +62,9 @@ export class StaticCloudProvider implements CloudProvider {
   private debounceTimer: NodeJS.Timeout | undefined;
   private reloading: Promise<void> | undefined;
   private reloadAgain = false;
+  /** Stat (device, inode, size, times) of the file as last read, once it had settled; see statTrustMs. */
+  private trustedStat: string | undefined;
+  private readonly statTrustMs: number;
   private closed = false;
   private readonly listeners = new Set<(generation: number) => void>();
   private readonly file: string;
@@ -67,11 +79,13 @@ export class StaticCloudProvider implements CloudProvider {
     this.debounceMs = options.debounceMs ?? 100;
     this.pollMs = options.pollMs ?? 10_000;
     this.useWatch = options.watch ?? true;
+    this.statTrustMs = options.statTrustMs ?? 2000;
   }
 
   /** Loads the file (throws if it is missing or invalid) and starts watching it. */
   static async open(options: StaticProviderOptions): Promise<StaticCloudProvider> {
     const p = new StaticCloudProvider(options);
+    p.reads++;
     const text = await readFile(p.file, 'utf8').catch((err: NodeJS.ErrnoException) => {
       throw new Error(`--cloud-config ${options.path}: cannot read: ${err.message}`);
     });
@@ -151,8 +165,17 @@ export class StaticCloudProvider implements CloudProvider {
 
   private async reloadOnce(): Promise<void> {
     if (this.closed) return;
+    // A 100,000-node file is 20 MB: a poll of an unchanged one reads its stat, not its content.
+    const st = await stat(this.file).catch(() => undefined);
+    const key = st && `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+    if (key !== undefined && key === this.trustedStat) return;
+    this.trustedStat = undefined;
+    const readAt = Date.now();
+    // Trusted once read whole and settled: changed at least statTrustMs before this read began.
+    const settled = st !== undefined && readAt - Math.max(st.mtimeMs, st.ctimeMs) >= this.statTrustMs;
     let text: string;
     try {
+      this.reads++;
       text = await readFile(this.file, 'utf8');
     } catch (err) {
       // During an atomic replace the path can be briefly absent; the next event or poll retries.
@@ -166,14 +189,19 @@ export class StaticCloudProvider implements CloudProvider {
       if (this.lastError) this.logger.info({ path: this.file }, 'cloud-config matches the config in effect again');
       this.lastError = undefined;
       this.lastFailure = undefined;
+      if (settled) this.trustedStat = key;
       return;
     }
-    if (digest === this.lastFailure) return;
+    if (digest === this.lastFailure) {
+      if (settled) this.trustedStat = key;
+      return;
+    }
     // A file being written in place (an editor's save, `>` in a shell) can be read half written
     // or empty, and an empty file is a valid config with no nodes: apply new content only once it
     // reads the same twice, a debounce apart. Otherwise the next event or poll tries again.
     await new Promise((resolve) => setTimeout(resolve, this.debounceMs));
     if (this.closed) return;
+    this.reads++;
     const again = await readFile(this.file, 'utf8').catch(() => undefined);
     if (again === undefined || digestOf(again) !== digest) {
       this.schedule();
@@ -209,8 +237,8 @@ export class StaticCloudProvider implements CloudProvider {
     const dir = path.dirname(this.file);
     if (this.useWatch) this.watchDirectory(dir);
     if (this.pollMs > 0) {
-      // Reading a small file every few seconds is cheaper than trusting mtimes, which some
-      // filesystems keep at one-second resolution.
+      // Each poll reads the file's stat, and its content only when the stat changed or the file
+      // had not settled (statTrustMs) when it was last read.
       this.pollTimer = setInterval(() => void this.reload(), this.pollMs);
       this.pollTimer.unref();
     }
