@@ -167,12 +167,15 @@ async function scenario(qps: string): Promise<string[]> {
     const peak = rss(run.pid!).peak;
     // The audit loop's view of the data: a bench cluster whose pod CIDRs overlap measures the wrong thing.
     const conflicts = await metric(port, 'node_ipam_controller_audit_findings', 'severity="conflict"');
+    // What --optimize-for-memory cost over the whole run: full collections and their time.
+    const budgetGCs = await metric(port, 'node_address_ccm_heap_budget_collections_total');
+    const budgetSeconds = await metric(port, 'node_address_ccm_heap_budget_collection_seconds_total');
     const limit = qps === '-1' ? 'unlimited' : `${qps} QPS`;
     const firstRounds = samples.slice(0, 3).map((s) => s.rss);
     return [
       `| ${limit} | ${NODES.toLocaleString('en-US')} realistic nodes: cache synced | ${(syncMs / 1000).toFixed(1)} s (LIST in ${(Number(synced.ms) / 1000).toFixed(1)} s) | RSS ${afterSync.rss} MiB after sync, heap ${heapMiB} MiB; double filled in ${(Number(ready.fillMs) / 1000).toFixed(0)} s |`,
       `| ${limit} | ${JOIN.toLocaleString('en-US')} tainted nodes join | ${(joinMs / 1000).toFixed(1)} s until all initialised with pod CIDRs | per node: PATCH node ${per('patchNodes')}, PATCH status ${per('patchStatus')}, PUT ${per('updateNodes')}, POST event ${per('createEvents')}, PATCH event ${per('patchEvents')}; cloud calls for the join ${joinCalls} (${refreshCalls} more in the refresh rounds meanwhile); CPU: controller ${joinCpu.run.toFixed(1)} s, API double ${joinCpu.api.toFixed(1)} s |`,
-      `| ${limit} | refresh of ${(NODES + JOIN).toLocaleString('en-US')} nodes × ${ROUNDS} | ${samples.map((s) => (s.ms / 1000).toFixed(1)).join(', ')} s | cloud calls per round ${cloudPerRound.join(', ')}; RSS after each ${samples.map((s) => s.rss).join(', ')} MiB (first three ${firstRounds.join(', ')}); peak RSS ${peak} MiB (${afterSync.peak} MiB by the end of the sync, ${peakAfterJoin} MiB by the end of the join); audit conflicts ${conflicts ?? '—'} |`,
+      `| ${limit} | refresh of ${(NODES + JOIN).toLocaleString('en-US')} nodes × ${ROUNDS} | ${samples.map((s) => (s.ms / 1000).toFixed(1)).join(', ')} s | cloud calls per round ${cloudPerRound.join(', ')}; RSS after each ${samples.map((s) => s.rss).join(', ')} MiB (first three ${firstRounds.join(', ')}); peak RSS ${peak} MiB (${afterSync.peak} MiB by the end of the sync, ${peakAfterJoin} MiB by the end of the join); audit conflicts ${conflicts ?? '—'}; heap budget: ${budgetGCs ?? '—'} full collections, ${budgetSeconds === undefined ? '—' : budgetSeconds.toFixed(1)} s in all |`,
     ];
   } finally {
     run?.kill('SIGTERM');

@@ -2,9 +2,10 @@
 // what was live after the last one. V8 left alone lets the heap grow to several times the live
 // data while a paginated LIST of large Nodes streams through (100,000 realistic Nodes: about
 // 700 MiB RSS for 180 MiB live); V8's own --optimize-for-size holds it down but triples the
-// LIST's time. A budget bounds the garbage instead: at 64 MiB the same LIST takes about the time
-// it takes with V8's defaults, at about half the peak RSS. Pure: the heap reading, the collection
-// and the clock are passed in.
+// LIST's time. A budget bounds the garbage instead: at 32 MiB (the run command's) the same LIST
+// takes about the time it takes with V8's defaults, at well under half the peak RSS; 16 MiB was
+// slower and no smaller (docs/benchmarks.md). Pure: the heap reading, the collection and the
+// clock are passed in.
 import type { Clock, ClockTimer } from '../kube/clock.js';
 
 export interface HeapBudgetOptions {

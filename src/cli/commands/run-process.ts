@@ -40,7 +40,7 @@ export interface RunningProcess {
 }
 
 /** --optimize-for-memory's budget: the heap may grow this far past what the last collection left. */
-const HEAP_BUDGET_BYTES = 64 * 2 ** 20;
+const HEAP_BUDGET_BYTES = 32 * 2 ** 20;
 
 /** A heap budget on V8's own gc() (exposed at run time), with its collections counted. */
 function startHeapBudget(registry: Registry, logger: Logger): HeapBudget | undefined {
