@@ -164,11 +164,17 @@ describe('StaticCloudProvider', () => {
     await vi.waitFor(async () => expect(await addressOf(p)).toBe('10.0.0.6'), { timeout: 5000, interval: 20 });
   });
 
-  it('a poll of an unchanged, settled file reads only its stat; an in-place edit is still read', async () => {
+  /** A provider polling every 30 ms (no fs.watch), with the given statTrustMs, over a fresh file. */
+  async function polling(statTrustMs: number): Promise<{ file: string; p: StaticCloudProvider }> {
     const file = path.join(await tempDir(), 'cloud.yaml');
     await writeFile(file, cfg('10.0.0.1'));
-    const p = await StaticCloudProvider.open({ path: file, debounceMs: 20, pollMs: 30, watch: false, statTrustMs: 0 });
+    const p = await StaticCloudProvider.open({ path: file, debounceMs: 20, pollMs: 30, watch: false, statTrustMs });
     cleanups.push(() => p.close());
+    return { file, p };
+  }
+
+  it('a poll of an unchanged, settled file reads only its stat; an in-place edit is still read', async () => {
+    const { file, p } = await polling(0);
     // The start-up read, then one poll's read that finds it settled; after that, stats only.
     await vi.waitFor(() => expect(p.reads).toBe(2), { timeout: 2000 });
     await new Promise((r) => setTimeout(r, 300));
@@ -178,10 +184,7 @@ describe('StaticCloudProvider', () => {
   });
 
   it('a file changed less than statTrustMs before it was read is read again at every poll', async () => {
-    const file = path.join(await tempDir(), 'cloud.yaml');
-    await writeFile(file, cfg('10.0.0.1'));
-    const p = await StaticCloudProvider.open({ path: file, debounceMs: 20, pollMs: 30, watch: false, statTrustMs: 60_000 });
-    cleanups.push(() => p.close());
+    const { p } = await polling(60_000);
     await vi.waitFor(() => expect(p.reads).toBeGreaterThanOrEqual(6), { timeout: 2000 });
   });
 
