@@ -3,6 +3,7 @@
 // so an operator can fix the file from the log line alone.
 import { parse as parseYAML } from 'yaml';
 import { DuplicateJsonKeyError, parseJsonConfig } from '../../src/util/json-text.js';
+import { interner } from '../../src/util/intern.js';
 import { z } from 'zod';
 import type { InstanceMetadata } from '../types.js';
 import { NODE_ADDRESS_TYPES, type NodeAddress, type NodeAddressType } from '../../src/nodeip/types.js';
@@ -146,13 +147,7 @@ export function parseStaticCloudConfig(text: string): StaticCloudConfig {
   const nodes = new Map<string, StaticNode>();
   // A parsed file holds a new string for every occurrence of a value; zones, regions, instance
   // types and address types repeat across thousands of nodes and are kept once.
-  const seen = new Map<string, string>();
-  const once = (v: string): string => {
-    const known = seen.get(v);
-    if (known !== undefined) return known;
-    seen.set(v, v);
-    return v;
-  };
+  const once = interner();
   for (const [name, node] of Object.entries(result.data.nodes ?? {})) {
     const n = node ?? { addresses: [] };
     const addresses: NodeAddress[] = n.addresses.map((a) => ({

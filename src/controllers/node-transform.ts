@@ -6,6 +6,7 @@
 // never erased on the server.
 import { PROVIDED_NODE_IP_ANNOTATION, type NodeObject } from './node.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../audit/findings.js';
+import { interner, sharedValues } from '../util/intern.js';
 
 /** Annotations some controller reads; every other annotation is dropped from the cache. */
 export const CACHED_NODE_ANNOTATIONS: readonly string[] = [PROVIDED_NODE_IP_ANNOTATION, POD_CIDR_POOL_ANNOTATION];
@@ -22,15 +23,7 @@ const SPEC_KEYS = ['providerID', 'podCIDR', 'podCIDRs', 'taints'] as const;
  * and condition types) are kept once: JSON.parse makes a new copy for every node. Bounded, so a
  * label unique to each node fills it once and is then kept as it comes.
  */
-const INTERN_MAX = 4096;
-const interned = new Map<string, string>();
-
-function intern(value: string): string {
-  const known = interned.get(value);
-  if (known !== undefined) return known;
-  if (interned.size < INTERN_MAX) interned.set(value, value);
-  return value;
-}
+const intern = interner(4096);
 
 /**
  * Kept conditions, as one frozen list per distinct combination: nearly every node holds the same
@@ -38,16 +31,11 @@ function intern(value: string): string {
  * instead of holding 100,000 (about 140 B each). Frozen, so a caller that tried to change one in
  * place would fail at once rather than change every node's. Bounded like the intern table.
  */
-const CONDITIONS_MAX = 256;
-const sharedConditions = new Map<string, readonly { type: string; status?: string }[]>();
+const sharedConditions = sharedValues<{ type: string; status?: string }[]>(256);
 
 function conditionsOf(kept: { type: string; status?: string }[]): { type: string; status?: string }[] {
   const key = kept.map((c) => `${c.type}\u0000${c.status ?? '\u0001'}`).join('\u0000\u0000');
-  const known = sharedConditions.get(key);
-  if (known) return known as { type: string; status?: string }[];
-  const frozen = Object.freeze(kept.map((c) => Object.freeze(c)));
-  if (sharedConditions.size < CONDITIONS_MAX) sharedConditions.set(key, frozen);
-  return frozen as { type: string; status?: string }[];
+  return sharedConditions(key, () => Object.freeze(kept.map((c) => Object.freeze(c))) as { type: string; status?: string }[]);
 }
 
 /** The node's own name where a value repeats it (the hostname label, the Hostname address). */
