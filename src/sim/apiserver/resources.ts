@@ -172,11 +172,13 @@ const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
 const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 
 // v1 Nodes carry podCIDR and podCIDRs; kube-apiserver stores podCIDRs and derives podCIDR.
+// A changed spec is a new object: the one given may be shared with a stored Node.
 function prepareNode(obj: KObject): void {
   const spec = obj.spec as { podCIDR?: string; podCIDRs?: string[] } | undefined;
   if (!spec || typeof spec !== 'object') return;
-  if ((!spec.podCIDRs || spec.podCIDRs.length === 0) && spec.podCIDR) spec.podCIDRs = [spec.podCIDR];
-  if (Array.isArray(spec.podCIDRs) && spec.podCIDRs.length > 0) spec.podCIDR = spec.podCIDRs[0];
+  const podCIDRs = (!spec.podCIDRs || spec.podCIDRs.length === 0) && spec.podCIDR ? [spec.podCIDR] : spec.podCIDRs;
+  const podCIDR = Array.isArray(podCIDRs) && podCIDRs.length > 0 ? podCIDRs[0] : spec.podCIDR;
+  if (podCIDRs !== spec.podCIDRs || podCIDR !== spec.podCIDR) obj.spec = { ...spec, podCIDRs, podCIDR };
 }
 
 // The parts of kube-apiserver's Node validation a cloud controller manager meets: pod CIDRs,

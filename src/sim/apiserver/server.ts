@@ -689,13 +689,6 @@ export class ApiServer implements ApiServerDouble {
       if (unknown.length > 0 && opts.validation === 'Strict') throw strictPatchError(contentType === STRATEGIC_PATCH, patchBody, unknown);
       opts.warnings.push(...unknown.map((f) => `unknown field "${f}"`));
     }
-    // The merge patches share untouched subtrees with the stored object; the store fills in
-    // metadata and normalises spec on the object it is handed, so those two are copied first.
-    if (next !== null && typeof next === 'object' && !Array.isArray(next)) {
-      const o = next as Record<string, unknown>;
-      const copy = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? { ...v } : v);
-      next = { ...o, ...('metadata' in o ? { metadata: copy(o.metadata) } : {}), ...('spec' in o ? { spec: copy(o.spec) } : {}) };
-    }
     // A resourceVersion left in the patched object (unchanged or set by the patch) is a precondition.
     const updated = this.store.updateRef(r.id, next, { name: route.name, namespace: ns, subresource: sub, owned: true, dryRun: opts.dryRun });
     return [200, this.store.encode(updated)];

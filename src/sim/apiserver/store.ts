@@ -269,8 +269,11 @@ export class Store {
     const av = apiVersionOf(r);
     if (obj.kind !== undefined && obj.kind !== r.kind) throw badRequest(`the kind "${String(obj.kind)}" of the body does not match the resource ${r.id} (kind ${r.kind})`);
     if (obj.apiVersion !== undefined && obj.apiVersion !== av) throw badRequest(`the apiVersion "${String(obj.apiVersion)}" of the body does not match ${av}`);
-    const meta = (obj.metadata ?? {}) as ObjectMeta;
-    if (typeof meta !== 'object' || Array.isArray(meta)) throw badRequest('metadata must be an object');
+    const given = obj.metadata ?? {};
+    if (typeof given !== 'object' || Array.isArray(given)) throw badRequest('metadata must be an object');
+    // A copy: the store fills metadata in, and an owned input may share it with a stored object
+    // (a merge patch leaves untouched parts of the stored object in place).
+    const meta = { ...given } as ObjectMeta;
     if (r.namespaced) {
       if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
         throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
