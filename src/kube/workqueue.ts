@@ -214,18 +214,24 @@ export class WorkQueue<T = string> {
   /**
    * Waits for one item, then also takes up to `max - 1` more that are already queued, so a worker
    * can serve several nodes with one provider call. With `gatherMs`, a batch that is not full yet
-   * keeps taking items as they arrive for up to that long after its first one (nodes joining
-   * together then share a call). Empty array once shut down and empty.
+   * keeps taking items as they arrive until none has arrived for `gatherMs`, or `gatherMaxMs`
+   * (default `gatherMs`) after its first one: nodes that join in a stream then share a call
+   * whatever their rate, and a lone node waits only `gatherMs`. Empty array once shut down and empty.
    */
-  async getBatch(max: number, gatherMs = 0): Promise<T[]> {
+  async getBatch(max: number, gatherMs = 0, gatherMaxMs = gatherMs): Promise<T[]> {
     if (!Number.isInteger(max) || max < 1) throw new Error(`getBatch: max must be an integer >= 1, got ${max}`);
+    if (gatherMaxMs < gatherMs) throw new Error(`getBatch: gatherMaxMs must be >= gatherMs (${gatherMs}), got ${gatherMaxMs}`);
     const first = await this.get();
     if (first === undefined) return [];
     const batch: T[] = [first as T];
-    const deadline = this.#clock.now() + gatherMs;
+    const closeBy = this.#clock.now() + gatherMaxMs;
+    let quietUntil = this.#clock.now() + gatherMs;
     for (;;) {
-      while (batch.length < max && this.len() > 0) batch.push(this.#take());
-      const left = deadline - this.#clock.now();
+      if (batch.length < max && this.len() > 0) {
+        while (batch.length < max && this.len() > 0) batch.push(this.#take());
+        quietUntil = this.#clock.now() + gatherMs;
+      }
+      const left = Math.min(quietUntil, closeBy) - this.#clock.now();
       if (batch.length >= max || left <= 0 || this.#shuttingDown) return batch;
       await this.#nextArrival(left);
     }
@@ -409,11 +415,13 @@ export interface HandlerResult {
 export interface RunWorkersOptions {
   logger?: Logger;
   /**
-   * How long a batch that is not full waits for more items after its first (default 0: it takes
-   * what is queued). One worker gathers at a time, so items arriving together share one batch
-   * rather than being split across every idle worker.
+   * How long a batch that is not full waits for the next item (default 0: it takes what is
+   * queued); see WorkQueue.getBatch. One worker gathers at a time, so items arriving together
+   * share one batch rather than being split across every idle worker.
    */
   gatherMs?: number;
+  /** With gatherMs: the longest a batch gathers after its first item, however steady the arrivals (default gatherMs). */
+  gatherMaxMs?: number;
 }
 
 /** Live worker counts, for the liveness check. */
@@ -466,12 +474,13 @@ export function runBatchWorkers<T>(
   if (!Number.isInteger(n) || n < 1) throw new Error(`workers: must be an integer >= 1, got ${n}`);
   const logger = options.logger ?? silentLogger;
   const gatherMs = options.gatherMs ?? 0;
+  const gatherMaxMs = Math.max(gatherMs, options.gatherMaxMs ?? gatherMs);
   let alive = 0;
   // Workers take turns at gathering: the next one starts its batch once the previous has closed.
   let gathering: Promise<unknown> = Promise.resolve();
   const nextBatch = (): Promise<T[]> => {
     if (gatherMs <= 0) return queue.getBatch(maxBatch);
-    const batch = gathering.then(() => queue.getBatch(maxBatch, gatherMs));
+    const batch = gathering.then(() => queue.getBatch(maxBatch, gatherMs, gatherMaxMs));
     gathering = batch.catch(() => undefined);
     return batch;
   };

@@ -42,11 +42,14 @@ export const COMPONENT = 'node-address-ccm';
 /** Longest wait for recorded events at shutdown. */
 const EVENT_FLUSH_MS = 2000;
 /**
- * How long a batch of joining nodes waits for more before its provider call. Nodes that join
- * together (a node group scaling up by hundreds) then share one call per 500 instead of one per
- * few; a lone node waits this much longer, next to the tens of seconds a machine takes to boot.
+ * How long a batch of joining nodes waits for the next one before its provider call, and the
+ * longest it gathers. Nodes that join together (a node group scaling up by hundreds, at whatever
+ * rate the API server delivers them) then share one call per 500 instead of one per few; a lone
+ * node waits 250 ms, next to the tens of seconds a machine takes to boot, and a steady stream no
+ * more than 2 s.
  */
 const CLOUD_BATCH_GATHER_MS = 250;
+const CLOUD_BATCH_GATHER_MAX_MS = 2000;
 
 export interface ManagerDeps {
   logger?: Logger;
@@ -351,6 +354,7 @@ export class ControllerManager {
         relist: (relistSignal) => this.watcher.relist('starting node IPAM', relistSignal),
         workers: this.#o.concurrentNodeSyncs,
         gatherMs: CLOUD_BATCH_GATHER_MS,
+        gatherMaxMs: CLOUD_BATCH_GATHER_MAX_MS,
         registry: this.registry,
         logger: this.#log,
       });
@@ -389,6 +393,7 @@ export class ControllerManager {
         allowDualStack: this.#allowDualStack,
         workers: this.#o.concurrentNodeSyncs,
         gatherMs: CLOUD_BATCH_GATHER_MS,
+        gatherMaxMs: CLOUD_BATCH_GATHER_MAX_MS,
         statusUpdateFrequencyMs: this.#o.nodeStatusUpdateFrequencyMs,
         registry: this.registry,
         logger: this.#log,

@@ -11,6 +11,40 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('done' as const), index: fc.nat(5) }),
 );
 
+/**
+ * What getBatch(max, quietMs, maxMs) should return for items arriving at `times` (nondecreasing),
+ * with one consumer asking for the next batch as soon as it has one: a batch starts with what is
+ * queued, keeps taking arrivals until it is full, none has come for quietMs, or maxMs have passed
+ * since it started; an arrival at the very moment it closes belongs to the next batch.
+ */
+function gatherModel(times: number[], max: number, quietMs: number, maxMs: number): number[][] {
+  const batches: number[][] = [];
+  let next = 0;
+  let readyAt = -Infinity;
+  while (next < times.length) {
+    const start = Math.max(readyAt, times[next]!);
+    const batch: number[] = [];
+    while (next < times.length && times[next]! <= start && batch.length < max) batch.push(next++);
+    let quietUntil = start + quietMs;
+    const closeBy = start + maxMs;
+    let closedAt = start;
+    while (batch.length < max) {
+      const deadline = Math.min(quietUntil, closeBy);
+      if (next >= times.length || times[next]! >= deadline) {
+        closedAt = deadline;
+        break;
+      }
+      const at = times[next]!;
+      while (next < times.length && times[next] === at && batch.length < max) batch.push(next++);
+      quietUntil = at + quietMs;
+      closedAt = at;
+    }
+    batches.push(batch);
+    readyAt = closedAt;
+  }
+  return batches;
+}
+
 describe('WorkQueue properties', () => {
   it('never hands out an item that is being processed, and processes every add after it happened', async () => {
     await fc.assert(
@@ -46,6 +80,43 @@ describe('WorkQueue properties', () => {
         for (const [item, addedAt] of lastAdd) expect(lastStart.get(item) ?? 0).toBeGreaterThan(addedAt);
         expect(q.processingCount()).toBe(0);
       }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('getBatch gathers as the model says: until full, quiet for quietMs, or maxMs after its start', async () => {
+    const tick = () => new Promise<void>((r) => setImmediate(r));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 150 }), { minLength: 1, maxLength: 30 }), fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 100 }), fc.integer({ min: 0, max: 300 }),
+        async (gaps, max, quietMs, extraMs) => {
+          const maxMs = quietMs + extraMs;
+          const times: number[] = [];
+          let t = 0;
+          for (const g of gaps) times.push((t += g));
+          const clock = new FakeClock(0);
+          const q = new WorkQueue<string>({ name: 'gather-model', clock });
+          const got: number[][] = [];
+          const consumer = (async () => {
+            for (;;) {
+              const b = await q.getBatch(max, quietMs, maxMs);
+              if (b.length === 0) return;
+              got.push(b.map((i) => Number(i)));
+            }
+          })();
+          for (let i = 0; i < times.length; i++) {
+            clock.advance(times[i]! - clock.now());
+            await tick(); // a batch whose time is up closes before the arrival
+            q.add(String(i));
+            await tick();
+          }
+          for (let k = 0; k <= times.length && got.flat().length < times.length; k++) {
+            clock.advance(maxMs + 1);
+            await tick();
+          }
+          void q.shutDown();
+          await consumer;
+          expect(got).toEqual(gatherModel(times, max, quietMs, maxMs));
+        }),
       { numRuns: 300 },
     );
   });

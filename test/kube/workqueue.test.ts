@@ -203,6 +203,10 @@ describe('getBatch', () => {
   it.each([0, -1, 1.5])('rejects max=%s', async (max) => {
     await expect(makeQueue().getBatch(max)).rejects.toThrow('max');
   });
+
+  it('rejects a gatherMaxMs shorter than gatherMs, naming both', async () => {
+    await expect(makeQueue().getBatch(10, 250, 100)).rejects.toThrow('gatherMaxMs must be >= gatherMs (250), got 100');
+  });
 });
 
 describe('runWorkers', () => {
@@ -332,6 +336,27 @@ describe('runBatchWorkers with gatherMs', () => {
     clock.advance(250);
     for (let i = 0; i < 5; i++) await tick();
     expect(batches).toEqual([Array.from({ length: 20 }, (_, i) => `n${i}`)]);
+    void q.shutDown();
+    clock.advance(1000);
+    await pool.finished;
+  });
+
+  it('with gatherMaxMs, a steady stream keeps one batch open until the cap, not just the first window', async () => {
+    const clock = new FakeClock();
+    const q = makeQueue(clock);
+    const batches: string[][] = [];
+    const pool = runBatchWorkers(q, 4, 500, async (items) => { batches.push(items); }, { gatherMs: 250, gatherMaxMs: 2000 });
+    await tick();
+    // One node every 100 ms for 3 s: the first batch takes those of its first 2 s.
+    for (let i = 0; i < 30; i++) {
+      q.add(`n${i}`);
+      await tick();
+      clock.advance(100);
+      await tick();
+    }
+    clock.advance(250);
+    for (let i = 0; i < 5; i++) await tick();
+    expect(batches.map((b) => b.length)).toEqual([20, 10]);
     void q.shutDown();
     clock.advance(1000);
     await pool.finished;

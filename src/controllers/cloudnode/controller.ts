@@ -35,8 +35,10 @@ export interface CloudNodeControllerOptions {
   statusUpdateFrequencyMs: number;
   /** Most nodes served by one provider call (default 500). */
   maxBatch?: number;
-  /** How long a batch of tainted nodes waits for more to join it before its provider call (default 0). */
+  /** How long a batch of tainted nodes waits for the next one before its provider call (default 0). */
   gatherMs?: number;
+  /** The longest a batch gathers, however steadily nodes arrive (default gatherMs). */
+  gatherMaxMs?: number;
   /** Attempts of the guarded patch when the node changed meanwhile (default 5). */
   conflictRetries?: number;
   registry?: Registry;
@@ -107,7 +109,7 @@ export class CloudNodeController {
         this.#outcomeUnknown.delete(node.metadata.name);
       },
     });
-    this.#pool = runBatchWorkers(this.queue, this.#o.workers, this.#o.maxBatch, (names) => this.#syncBatch(names), { logger: this.#log, gatherMs: this.#o.gatherMs ?? 0 });
+    this.#pool = runBatchWorkers(this.queue, this.#o.workers, this.#o.maxBatch, (names) => this.#syncBatch(names), { logger: this.#log, gatherMs: this.#o.gatherMs ?? 0, gatherMaxMs: this.#o.gatherMaxMs ?? 0 });
     this.#scheduleResync();
   }
 
@@ -157,7 +159,7 @@ export class CloudNodeController {
     }
     if (tainted.length === 0) return { failed };
 
-    const answers = await this.#metadata(tainted);
+    const answers = await this.#metadata(tainted, 'initialise');
     // One provider round for the batch; the writes go out a few at a time per worker.
     await forEachLimited(tainted, this.#o.writesPerWorker, async (node) => {
       const name = node.metadata.name;
@@ -171,7 +173,7 @@ export class CloudNodeController {
     return { failed, results };
   }
 
-  async #metadata(nodes: readonly NodeObject[]): Promise<Map<string, InstanceResult<InstanceMetadata>>> {
+  async #metadata(nodes: readonly NodeObject[], purpose: 'initialise' | 'refresh'): Promise<Map<string, InstanceResult<InstanceMetadata>>> {
     const refs: NodeRef[] = nodes.map((n) => {
       const ref: NodeRef = { name: n.metadata.name };
       if (n.spec?.providerID) ref.providerID = n.spec.providerID;
@@ -184,6 +186,7 @@ export class CloudNodeController {
       const answers = await this.#o.provider.instancesMetadata(refs, this.#abort.signal);
       const partial = [...answers.values()].some((a) => a.kind === 'error');
       this.#metrics?.cloudCalls.inc({ provider, operation: 'instancesMetadata', result: partial ? 'partial' : 'success' });
+      this.#log.debug({ purpose, nodes: refs.length, ms: this.#clock.now() - started }, 'instance metadata for a batch of nodes');
       return answers;
     } catch (error) {
       this.#metrics?.cloudCalls.inc({ provider, operation: 'instancesMetadata', result: 'error' });
@@ -364,7 +367,7 @@ export class CloudNodeController {
     for (let i = 0; i < nodes.length && !this.#stopped; i += this.#o.maxBatch) {
       const chunk = nodes.slice(i, i + this.#o.maxBatch);
       stats.cloudCalls++;
-      const answers = await this.#metadata(chunk);
+      const answers = await this.#metadata(chunk, 'refresh');
       // Writes are bounded like the initialising workers': --concurrent-node-syncs × writesPerWorker.
       await forEachLimited(chunk, this.#o.workers * this.#o.writesPerWorker, async (node) => {
         if (this.#stopped) return;

@@ -50,8 +50,10 @@ export interface NodeIPAMControllerOptions {
   /** A consistent re-list of the node cache (the watcher's relist); gives up when `signal` aborts. */
   relist: (signal?: AbortSignal) => Promise<void>;
   workers?: number;
-  /** CloudAllocator: how long a batch waits for more nodes before its provider call (default 0). */
+  /** CloudAllocator: how long a batch waits for the next node before its provider call (default 0). */
   gatherMs?: number;
+  /** CloudAllocator: the longest a batch gathers, however steadily nodes arrive (default gatherMs). */
+  gatherMaxMs?: number;
   conflictRetries?: number;
   registry?: Registry;
   logger?: Logger;
@@ -153,7 +155,7 @@ export class NodeIPAMController implements PodCIDRClaims {
       delete: (n) => this.#release(n),
     });
     this.#pool = this.#o.cloud
-      ? runBatchWorkers(this.queue, this.#o.workers ?? 1, CLOUD_RANGES_BATCH, (names) => this.#syncCloudBatch(names), { logger: this.#log, gatherMs: this.#o.gatherMs ?? 0 })
+      ? runBatchWorkers(this.queue, this.#o.workers ?? 1, CLOUD_RANGES_BATCH, (names) => this.#syncCloudBatch(names), { logger: this.#log, gatherMs: this.#o.gatherMs ?? 0, gatherMaxMs: this.#o.gatherMaxMs ?? 0 })
       : runWorkers(this.queue, this.#o.workers ?? 1, (name) => this.#sync(name), { logger: this.#log });
   }
 
