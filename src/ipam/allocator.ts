@@ -115,7 +115,7 @@ interface RangeEntry {
 }
 
 interface NodeRecord {
-  podCIDRs: string[];
+  /** The node's pod CIDRs, in its order (their texts are its spec.podCIDRs). */
   parsed: CIDR[];
   /** Per pod CIDR: the pool it was placed in; undefined when no pool's range contains it. */
   pools: (PoolState | undefined)[];
@@ -123,6 +123,11 @@ interface NodeRecord {
 
 export interface PodCIDRAllocatorOptions {
   metrics?: IPAMMetricsSink;
+}
+
+/** A record's pod CIDRs as texts: a new list each time, the caller's to keep. */
+function textsOf(rec: NodeRecord): string[] {
+  return rec.parsed.map((c) => c.text);
 }
 
 function cmpBig(a: bigint, b: bigint): number {
@@ -251,10 +256,11 @@ export class PodCIDRAllocator {
    */
   occupyNode(nodeName: string, podCIDRs: readonly string[]): OccupyResult {
     if (podCIDRs.length === 0) return { ok: false, reason: 'invalid-cidr', podCIDR: '', message: `node "${nodeName}": spec.podCIDRs is empty: nothing to restore`, recorded: [] };
-    const parsed: CIDR[] = [];
-    for (const t of podCIDRs) {
+    // Sized up front: a list grown by push keeps room for 17 (about 150 B per node recorded).
+    const parsed = new Array<CIDR>(podCIDRs.length);
+    for (const [i, t] of podCIDRs.entries()) {
       try {
-        parsed.push(parseCIDR(t));
+        parsed[i] = parseCIDR(t);
       } catch (err) {
         if (err instanceof CIDRParseError) return { ok: false, reason: 'invalid-cidr', podCIDR: t, message: `node "${nodeName}": spec.podCIDRs: ${err.message}`, recorded: [] };
         throw err;
@@ -271,7 +277,7 @@ export class PodCIDRAllocator {
     const rec = this.nodes.get(nodeName)!;
     const problem = this.problemOf(nodeName, rec);
     const placed = placedIn(rec.pools);
-    if (problem) return { ...problem, recorded: rec.podCIDRs.slice() };
+    if (problem) return { ...problem, recorded: textsOf(rec) };
     return { ok: true, pool: poolLabel(placed), pools: placed.map((p) => p.spec.name), conflicts: this.conflictsOf(nodeName, parsed) };
   }
 
@@ -427,7 +433,7 @@ export class PodCIDRAllocator {
       for (const e of [...this.rangesContaining(c), ...this.rangesInside(c)]) touched.add(e.pool);
     });
     for (const p of pools) p?.nodes.add(nodeName);
-    this.nodes.set(nodeName, { podCIDRs: parsed.map((c) => c.text), parsed, pools });
+    this.nodes.set(nodeName, { parsed, pools });
     return touched;
   }
 
@@ -480,7 +486,7 @@ export class PodCIDRAllocator {
   /** Hands out blocks for a node, or returns its existing ones. Throws CIDRNotAvailableError. */
   allocateNode(node: NodeView): AllocationResult {
     const prev = this.nodes.get(node.name);
-    if (prev) return { podCIDRs: prev.podCIDRs.slice(), pool: poolLabel(prev.pools), reason: 'the node already has pod CIDRs', existing: true };
+    if (prev) return { podCIDRs: textsOf(prev), pool: poolLabel(prev.pools), reason: 'the node already has pod CIDRs', existing: true };
     const cands = this.candidates(node);
     const tried: { pool: string; reason: string }[] = [];
     for (let ci = 0; ci < cands.length; ci++) {
@@ -545,12 +551,12 @@ export class PodCIDRAllocator {
     });
     for (const p of rec.pools) p?.nodes.delete(nodeName);
     for (const p of touched) this.emitUsage(p);
-    return { podCIDRs: rec.podCIDRs, pools: placedIn(rec.pools).map((p) => p.spec.name), pool: poolLabel(rec.pools) };
+    return { podCIDRs: textsOf(rec), pools: placedIn(rec.pools).map((p) => p.spec.name), pool: poolLabel(rec.pools) };
   }
 
   nodeAllocation(nodeName: string): NodeAllocation | undefined {
     const rec = this.nodes.get(nodeName);
-    return rec && { podCIDRs: rec.podCIDRs.slice(), pools: placedIn(rec.pools).map((p) => p.spec.name), pool: poolLabel(rec.pools) };
+    return rec && { podCIDRs: textsOf(rec), pools: placedIn(rec.pools).map((p) => p.spec.name), pool: poolLabel(rec.pools) };
   }
 
   nodeNames(): string[] {
