@@ -4,7 +4,7 @@
 // client-go's informer SetTransform is used to drop managedFields. Writes never send a cached
 // object back (they are merge patches of the fields they change), so what is dropped here is
 // never erased on the server.
-import { PROVIDED_NODE_IP_ANNOTATION, type NodeObject } from './node.js';
+import { PROVIDED_NODE_IP_ANNOTATION, type NodeObject, type Taint } from './node.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../audit/findings.js';
 import { interner, sharedValues } from '../util/intern.js';
 
@@ -14,9 +14,54 @@ export const CACHED_NODE_ANNOTATIONS: readonly string[] = [PROVIDED_NODE_IP_ANNO
 /** Node condition types some controller reads (lifecycle: Ready; CloudAllocator: NetworkUnavailable). */
 export const CACHED_NODE_CONDITIONS: readonly string[] = ['Ready', 'NetworkUnavailable'];
 
-// Labels are copied apart (their values interned).
-const META_KEYS = ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'finalizers'] as const;
 const SPEC_KEYS = ['providerID', 'podCIDR', 'podCIDRs', 'taints'] as const;
+
+/** Nearly every initialised node has `taints: []`: they all share this one, frozen like the conditions. */
+const NO_TAINTS: Taint[] = Object.freeze([]) as unknown as Taint[];
+
+// The cached node and its metadata are built by constructors, not by adding keys to `{}` one at a
+// time: V8 then keeps every field inside the object (an object literal that grows past four keys
+// moves them to a separate property array, about 60 B more per object). Fields are declared, not
+// defined, so an absent field stays absent, as in the JSON. Plain data all the same: JSON,
+// spreading and structuredClone see the same keys a literal would have.
+
+/** A cached Node's metadata: the fields some controller reads (labels and annotations set apart). */
+class CachedMetadata {
+  declare name: string;
+  declare uid?: string;
+  declare resourceVersion?: string;
+  declare creationTimestamp?: string;
+  declare deletionTimestamp?: string;
+  declare finalizers?: string[];
+  declare labels?: Record<string, string>;
+  declare annotations?: Record<string, string>;
+  constructor(m: NodeObject['metadata'], labels: Record<string, string> | undefined, annotations: Record<string, string> | undefined) {
+    this.name = m.name;
+    if (m.uid !== undefined) this.uid = m.uid;
+    if (m.resourceVersion !== undefined) this.resourceVersion = m.resourceVersion;
+    if (m.creationTimestamp !== undefined) this.creationTimestamp = m.creationTimestamp;
+    if (m.deletionTimestamp !== undefined) this.deletionTimestamp = m.deletionTimestamp as string;
+    if (m.finalizers !== undefined) this.finalizers = m.finalizers as string[];
+    if (labels !== undefined) this.labels = labels;
+    if (annotations !== undefined) this.annotations = annotations;
+  }
+}
+
+/** A cached Node: its metadata, and spec and status when the input has them. */
+class CachedNode {
+  declare apiVersion?: string;
+  declare kind?: string;
+  declare metadata: CachedMetadata;
+  declare spec?: NonNullable<NodeObject['spec']>;
+  declare status?: NonNullable<NodeObject['status']>;
+  constructor(node: NodeObject, metadata: CachedMetadata, spec: NodeObject['spec'], status: NodeObject['status']) {
+    if (node.apiVersion !== undefined) this.apiVersion = node.apiVersion;
+    if (node.kind !== undefined) this.kind = node.kind;
+    this.metadata = metadata;
+    if (spec !== undefined) this.spec = spec;
+    if (status !== undefined) this.status = status;
+  }
+}
 
 /**
  * Strings that repeat across nodes (label values such as a zone or an instance type, address
@@ -47,13 +92,16 @@ function shared(value: string, name: string): string {
 export function slimNode<T extends NodeObject>(node: T): T {
   const m = node.metadata;
   const name = m.name;
-  const metadata: NodeObject['metadata'] = { name };
-  for (const k of META_KEYS) if (m[k] !== undefined) (metadata as Record<string, unknown>)[k] = m[k];
+  let labels: Record<string, string> | undefined;
   if (m.labels) {
-    const labels: Record<string, string> = {};
-    for (const [k, v] of Object.entries(m.labels)) labels[k] = typeof v === 'string' ? shared(v, name) : v;
-    metadata.labels = labels;
+    // A spread copy keeps its keys inside the object; only the values are replaced.
+    labels = { ...m.labels };
+    for (const k in labels) {
+      const v = labels[k];
+      if (typeof v === 'string') labels[k] = shared(v, name);
+    }
   }
+  let annotations: Record<string, string> | undefined;
   if (m.annotations) {
     const kept: Record<string, string> = {};
     let any = false;
@@ -64,22 +112,21 @@ export function slimNode<T extends NodeObject>(node: T): T {
         any = true;
       }
     }
-    if (any) metadata.annotations = kept;
+    if (any) annotations = kept;
   }
-  const out: NodeObject = { metadata };
-  if (node.apiVersion !== undefined) out.apiVersion = node.apiVersion;
-  if (node.kind !== undefined) out.kind = node.kind;
+  let spec: NodeObject['spec'];
   if (node.spec) {
-    const spec: NonNullable<NodeObject['spec']> = {};
+    spec = {};
     for (const k of SPEC_KEYS) if (node.spec[k] !== undefined) (spec as Record<string, unknown>)[k] = node.spec[k];
     // podCIDR repeats podCIDRs[0]: one string for both.
     if (typeof spec.podCIDR === 'string' && Array.isArray(spec.podCIDRs) && spec.podCIDRs[0] === spec.podCIDR) {
       spec.podCIDRs = [spec.podCIDR, ...spec.podCIDRs.slice(1)];
     }
-    out.spec = spec;
+    if (Array.isArray(spec.taints) && spec.taints.length === 0) spec.taints = NO_TAINTS;
   }
+  let status: NodeObject['status'];
   if (node.status) {
-    const status: NonNullable<NodeObject['status']> = {};
+    status = {};
     const addresses = node.status.addresses;
     if (addresses !== undefined) {
       status.addresses = Array.isArray(addresses)
@@ -94,7 +141,6 @@ export function slimNode<T extends NodeObject>(node: T): T {
         .filter((c: { type?: unknown }) => typeof c?.type === 'string' && CACHED_NODE_CONDITIONS.includes(c.type))
         .map((c: { type: string; status?: unknown }) => (typeof c.status === 'string' ? { type: intern(c.type), status: intern(c.status) } : { type: intern(c.type) })));
     }
-    out.status = status;
   }
-  return out as T;
+  return new CachedNode(node, new CachedMetadata(m, labels, annotations), spec, status) as unknown as T;
 }

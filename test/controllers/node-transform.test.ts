@@ -59,6 +59,34 @@ describe('slimNode', () => {
     expect(b![0]!.status).toBe('True');
   });
 
+  it('a cached node has exactly the keys its JSON form has (no undefined-valued ones), whatever the input leaves out', () => {
+    const inputs: NodeObject[] = [
+      { metadata: { name: 'bare' } },
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'a', uid: 'u', resourceVersion: '7' }, spec: {}, status: {} },
+      { metadata: { name: 'b', deletionTimestamp: '2026-11-01T10:00:00Z', finalizers: ['x'] }, spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } },
+      JSON.parse(JSON.stringify(realisticNode('worker-3', { tainted: true }))) as NodeObject,
+    ];
+    for (const input of inputs) {
+      const slim = slimNode(input);
+      const json = JSON.parse(JSON.stringify(slim)) as NodeObject;
+      // Same keys at every level as the plain JSON value: an absent field is absent, not undefined.
+      expect(Object.keys(slim)).toEqual(Object.keys(json));
+      expect(Object.keys(slim.metadata)).toEqual(Object.keys(json.metadata));
+      if (slim.spec) expect(Object.keys(slim.spec)).toEqual(Object.keys(json.spec!));
+      expect({ ...slim, metadata: { ...slim.metadata } }).toStrictEqual({ ...json, metadata: { ...json.metadata } });
+    }
+  });
+
+  it('an empty taint list is one shared frozen list; a node with taints keeps its own', () => {
+    const a = slimNode<NodeObject>({ metadata: { name: 'a' }, spec: { taints: [] } });
+    const b = slimNode<NodeObject>({ metadata: { name: 'b' }, spec: { taints: [] } });
+    expect(a.spec!.taints).toEqual([]);
+    expect(a.spec!.taints).toBe(b.spec!.taints);
+    expect(() => a.spec!.taints!.push({ key: 'k', effect: 'NoSchedule' })).toThrow(TypeError);
+    const taints = [{ key: 'k', effect: 'NoSchedule' }];
+    expect(slimNode({ metadata: { name: 'c' }, spec: { taints } }).spec!.taints).toEqual(taints);
+  });
+
   it('an annotation key present with an empty value stays present (the provided-node-ip rules tell absent from empty)', () => {
     const n: NodeObject = { metadata: { name: 'a', annotations: { [PROVIDED_NODE_IP_ANNOTATION]: '', other: 'x' } } };
     expect(slimNode(n).metadata.annotations).toEqual({ [PROVIDED_NODE_IP_ANNOTATION]: '' });
