@@ -226,14 +226,24 @@ export class WorkQueue<T = string> {
     const batch: T[] = [first as T];
     const closeBy = this.#clock.now() + gatherMaxMs;
     let quietUntil = this.#clock.now() + gatherMs;
+    let looked = false;
     for (;;) {
       if (batch.length < max && this.len() > 0) {
         while (batch.length < max && this.len() > 0) batch.push(this.#take());
         quietUntil = this.#clock.now() + gatherMs;
       }
+      if (batch.length >= max || this.#shuttingDown) return batch;
       const left = Math.min(quietUntil, closeBy) - this.#clock.now();
-      if (batch.length >= max || left <= 0 || this.#shuttingDown) return batch;
-      await this.#nextArrival(left);
+      if (left > 0) {
+        looked = false;
+        await this.#nextArrival(left);
+      } else if (gatherMs > 0 && !looked) {
+        // Time is up, but the process may itself have been busy (a long garbage collection, a
+        // large page): items may sit unread in a socket. One turn of I/O before closing, so a
+        // pause of our own does not pass for a quiet stream.
+        looked = true;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      } else return batch;
     }
   }
 
