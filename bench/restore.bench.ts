@@ -39,7 +39,7 @@ async function restore(count: number): Promise<string> {
   let events = 0;
   const controller = new NodeIPAMController({
     nodes: cache(list),
-    writer: { get: () => Promise.reject(new Error('no writes in this bench')), patch: () => Promise.reject(new Error('no writes')), patchStatus: () => Promise.reject(new Error('no writes')) },
+    writer: { get: () => Promise.reject(new Error('no writes in this bench')), patch: () => Promise.reject(new Error('no writes')), patchDiscardingResult: () => Promise.reject(new Error('no writes')), patchStatus: () => Promise.reject(new Error('no writes')) },
     events: { emit: () => void events++ },
     sources: [new FlagsPoolSource({ clusterCIDR: '10.0.0.0/8' })],
     leaveTaintedNodes: false,

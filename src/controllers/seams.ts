@@ -31,6 +31,11 @@ export interface NodeWriter {
   patchStatus(name: string, patch: unknown): Promise<NodeObject>;
   /** JSON merge patch of the node (metadata and spec). */
   patch(name: string, patch: unknown): Promise<NodeObject>;
+  /**
+   * The same patch when the caller has no use for the node it returns: the answer is read but not
+   * parsed (most of the garbage a joining node makes is parsing the 12 KB Nodes the server sends).
+   */
+  patchDiscardingResult(name: string, patch: unknown): Promise<void>;
 }
 
 /** Node deletion, kept apart from NodeWriter: only the lifecycle controller deletes. */

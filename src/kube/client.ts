@@ -137,6 +137,12 @@ export interface RequestOptions {
   ungated?: boolean;
   /** Told the length (in characters) of a successful response's body, before it is parsed. */
   onBodyLength?: (chars: number) => void;
+  /**
+   * A write whose result the caller does not need: a successful answer is read to its end but
+   * neither decoded nor parsed (a 12 KB Node is 300-odd objects of garbage), and the call
+   * resolves to undefined. An error answer is parsed as always.
+   */
+  discardBody?: boolean;
 }
 
 export interface CallOptions {
@@ -184,8 +190,11 @@ type SendOnce = (
   /** A number, or a function asked at the last moment before sending (a gated write's time left). */
   timeoutMs: number | undefined | (() => number),
   signal: AbortSignal | undefined,
-  stream: boolean,
+  /** What to do with a successful answer's body: read it as text, hand over the stream, or read and drop it. */
+  answer: BodyHandling,
 ) => Promise<{ res: http.IncomingMessage; body: string | undefined; cancel: () => void }>;
+
+type BodyHandling = 'text' | 'stream' | 'discard';
 
 export class KubeClient {
   readonly #kc: KubeConfig;
@@ -319,9 +328,12 @@ export class KubeClient {
         // time left is what it is when the request goes out, not when it was queued.
         timeoutMs = gated;
       }
-      const { res, body } = await this.#send(req.method, req.path, query, req.body, req.contentType, timeoutMs, req.signal, false);
+      const { res, body } = await this.#send(req.method, req.path, query, req.body, req.contentType, timeoutMs, req.signal, req.discardBody ? 'discard' : 'text');
       text = body as string;
-      if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode <= 299) break;
+      if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode <= 299) {
+        if (req.discardBody) return undefined as T;
+        break;
+      }
       const err = apiErrorFromResponse(req.method, req.path, res.statusCode ?? 0, text, res.headers['retry-after'] as string | undefined);
       // API Priority and Fairness rejected the request before running it: wait as told and send it
       // again, as client-go does, instead of failing the node's sync.
@@ -375,7 +387,7 @@ export class KubeClient {
     contentType: string | undefined,
     timeout: number | undefined | (() => number),
     signal: AbortSignal | undefined,
-    stream: boolean,
+    answer: BodyHandling,
   ): Promise<{ res: http.IncomingMessage; body: string | undefined; cancel: () => void }> {
     const conn = await this.#connection();
     // Nothing awaits between this and the send below: the gate's answer holds for the request.
@@ -418,16 +430,19 @@ export class KubeClient {
       req.on('error', (err) => fail(abortKind ?? 'connection', err, abortKind ? err.message : `${(err as NodeJS.ErrnoException).code ?? ''} ${err.message}`.trim()));
       req.on('response', (res) => {
         const ok = res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode <= 299;
-        if (stream && ok) {
+        if (answer === 'stream' && ok) {
           // The caller reads the stream; the timeout only covered getting the headers.
           if (timer) clearTimeout(timer);
           settled = true;
           resolve({ res, body: undefined, cancel: () => { signal?.removeEventListener('abort', onAbort); req.destroy(); } });
           return;
         }
-        res.setEncoding('utf8');
         let text = '';
-        res.on('data', (c: string) => { text += c; });
+        if (answer === 'discard' && ok) res.resume();
+        else {
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => { text += c; });
+        }
         res.on('error', (err) => fail(abortKind ?? 'connection', err, `response cut: ${err.message}`));
         // A socket torn down mid-body may only close the response; never leave the caller hanging.
         res.on('close', () => {
@@ -461,7 +476,7 @@ export class KubeClient {
     let opened: { res: http.IncomingMessage; body: string | undefined; cancel: () => void };
     try {
       await this.#throttle({ method: 'GET', path, ...(signal ? { signal } : {}) });
-      opened = await this.#send('GET', path, { ...query, watch: true }, undefined, undefined, this.#readTimeoutMs, signal, true);
+      opened = await this.#send('GET', path, { ...query, watch: true }, undefined, undefined, this.#readTimeoutMs, signal, 'stream');
     } catch (err) {
       // Aborted before the stream opened (a relist asked for while the watch was being sent):
       // the same quiet end as an abort mid-stream, not a failure to log and back off from.
@@ -566,8 +581,13 @@ export class KubeClient {
     });
   }
 
-  patch<T extends KubeObject>(res: ResourceType, name: string, patch: unknown, type: PatchType, opts: CallOptions & { subresource?: string } = {}): Promise<T> {
+  /** PATCH; with `discardResult` the answer is read but not parsed, and the call resolves to undefined. */
+  patch<T extends KubeObject>(res: ResourceType, name: string, patch: unknown, type: PatchType, opts: CallOptions & { subresource?: string; discardResult?: false }): Promise<T>;
+  patch(res: ResourceType, name: string, patch: unknown, type: PatchType, opts: CallOptions & { subresource?: string; discardResult: true }): Promise<undefined>;
+  patch<T extends KubeObject>(res: ResourceType, name: string, patch: unknown, type: PatchType): Promise<T>;
+  patch<T extends KubeObject>(res: ResourceType, name: string, patch: unknown, type: PatchType, opts: CallOptions & { subresource?: string; discardResult?: boolean } = {}): Promise<T | undefined> {
     return this.request<T>({
+      ...(opts.discardResult ? { discardBody: true } : {}),
       method: 'PATCH',
       path: resourcePath(res, { namespace: opts.namespace, name, subresource: opts.subresource }),
       body: patch,

@@ -329,7 +329,7 @@ export class ControllerManager {
     // The term's client: ending the term aborts every call the controllers have in flight or queued.
     const client = this.client.withSignal(signal);
     const nodes = nodeCacheFromWatcher(this.watcher);
-    const writer = nodeWriterFromClient(client);
+    const writer = nodeWriterFromClient(client, this.#deps.nodeTransform ?? slimNode);
     const events = createNodeEventSink(this.client, { component: COMPONENT, host: this.identity, logger: this.#log, ...(this.#deps.eventRate !== undefined ? { rate: this.#deps.eventRate } : {}) });
     this.#events = events;
     await abortable(this.watcher.synced, signal);

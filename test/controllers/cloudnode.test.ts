@@ -196,9 +196,11 @@ describe('CloudNodeController', () => {
     const writer: NodeWriter = {
       get: (n) => store.read(n),
       patchStatus: (n, p) => store.patchStatus(n, p),
-      patch: async (n, p) => {
-        const written = await store.patch(n, p);
-        if (!lose) return written;
+      patch: (n, p) => store.patch(n, p),
+      // The initialising patch: it lands, its answer is lost once.
+      patchDiscardingResult: async (n, p) => {
+        await store.patch(n, p);
+        if (!lose) return;
         lose = false;
         throw dropped(n);
       },
@@ -222,10 +224,15 @@ describe('CloudNodeController', () => {
     const writer: NodeWriter = {
       get: (n) => store.read(n),
       patchStatus: (n, p) => store.patchStatus(n, p),
-      patch: (n, p) => {
-        if (!lose) return store.patch(n, p);
+      patch: (n, p) => store.patch(n, p),
+      // The initialising patch: lost once before it reached the server.
+      patchDiscardingResult: async (n, p) => {
+        if (!lose) {
+          await store.patch(n, p);
+          return;
+        }
         lose = false;
-        return Promise.reject(dropped(n));
+        throw dropped(n);
       },
     };
     const t = setup({ store, writer });

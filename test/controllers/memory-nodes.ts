@@ -92,7 +92,14 @@ export class MemoryNodes implements NodeCache {
   };
 
   writer(): NodeWriter {
-    return { get: this.read, patch: (n, p) => this.patch(n, p), patchStatus: (n, p) => this.patchStatus(n, p) };
+    return {
+      get: this.read,
+      patch: (n, p) => this.patch(n, p),
+      patchDiscardingResult: async (n, p) => {
+        await this.patch(n, p);
+      },
+      patchStatus: (n, p) => this.patchStatus(n, p),
+    };
   }
 }
 

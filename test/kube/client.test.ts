@@ -68,6 +68,26 @@ describe('KubeClient requests', () => {
     expect((err as ApiError).message).toContain('nodes "x" not found');
   });
 
+  it('a patch with discardResult reads its answer without parsing it; an error answer is still an ApiError', async () => {
+    let calls = 0;
+    const { client } = await setup((req, res) => {
+      calls++;
+      if (req.url.pathname.includes('conflict')) return sendJson(res, 409, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Conflict', code: 409, message: 'the object has been modified' });
+      // Not JSON: only a client that parses the body notices.
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('x'.repeat(20_000));
+    });
+    await expect(client.patch(NODES, 'n1', { metadata: { labels: { a: 'b' } } }, 'merge', { discardResult: true })).resolves.toBeUndefined();
+    await expect(client.patch(NODES, 'n1', { metadata: { labels: { a: 'b' } } }, 'merge')).rejects.toThrow('response is not JSON');
+    const err = await client.patch(NODES, 'conflict', {}, 'merge', { discardResult: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).code).toBe(409);
+    expect((err as ApiError).message).toContain('the object has been modified');
+    // The drained answers left the connection usable.
+    await expect(client.patch(NODES, 'n2', {}, 'merge', { discardResult: true })).resolves.toBeUndefined();
+    expect(calls).toBe(4);
+  });
+
   it('times out a write whose answer never comes, with outcome unknown', async () => {
     const { client } = await setup(() => { /* never answers */ }, { writeTimeoutMs: 100 });
     const err = await client.patch(NODES, 'n1', {}, 'merge').catch((e: unknown) => e);

@@ -149,7 +149,7 @@ export class CloudNodeController {
       const labels = betaToGALabelUpdates(node);
       if (Object.keys(labels).length === 0) continue;
       try {
-        await this.#o.writer.patch(name, { metadata: { labels } });
+        await this.#o.writer.patchDiscardingResult(name, { metadata: { labels } });
         this.#metrics?.nodeWrites.inc({ kind: 'labels', result: 'success' });
         this.#log.info({ node: name, labels }, 'copied beta topology labels to their GA names');
       } catch (error) {
@@ -254,7 +254,7 @@ export class CloudNodeController {
         // While it is in flight the outcome of an earlier attempt is this write's to report.
         this.#patchInFlight.add(name);
         try {
-          await this.#o.writer.patch(name, initializationPatch(current, plan, podCIDRs, pool));
+          await this.#o.writer.patchDiscardingResult(name, initializationPatch(current, plan, podCIDRs, pool));
         } finally {
           this.#patchInFlight.delete(name);
         }

@@ -224,7 +224,7 @@ export class CloudNodeLifecycleController {
       const taints = shutdownTaints(current, want);
       if (!taints) return;
       try {
-        await this.#o.writer.patch(name, taintPatch(current, taints));
+        await this.#o.writer.patchDiscardingResult(name, taintPatch(current, taints));
         this.#metrics?.actions.inc({ action, result: 'success' });
         if (want === 'add') stats.tainted++;
         else stats.untainted++;
