@@ -9,7 +9,7 @@
 //   RSS after each round (growth over BENCH_SCALE_ROUNDS rounds, default 10).
 // It takes several minutes and several GB of memory (the double's side); it is not part of npm test.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -28,6 +28,14 @@ const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 10);
 const QPS = (process.env.BENCH_SCALE_QPS ?? '-1,200').split(',');
 const REFRESH = '15s';
 // BENCH_SCALE_PROF=<dir>: V8 CPU profiles of both processes, written there when they exit.
+// BENCH_SCALE_LOG=<file>: the controller's log lines, kept (one file per --kube-api-qps value).
+const LOG = process.env.BENCH_SCALE_LOG;
+// BENCH_SCALE_ARGS: more flags for the run process, space-separated (e.g. --log-level=debug).
+const EXTRA = (process.env.BENCH_SCALE_ARGS ?? '').split(' ').filter(Boolean);
+// BENCH_SCALE_NODE_ARGS: more node flags for the run process (e.g. --heapsnapshot-signal=SIGUSR2).
+const NODE_EXTRA = (process.env.BENCH_SCALE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+// BENCH_SCALE_API_NODE_ARGS: more node flags for the API server double's process.
+const API_NODE_EXTRA = (process.env.BENCH_SCALE_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const PROF = process.env.BENCH_SCALE_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SCALE_PROF}`] : [];
 
 interface Lines {
@@ -100,7 +108,7 @@ async function scenario(qps: string): Promise<string[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ccm-scale-'));
   const kubeconfig = path.join(dir, 'kubeconfig');
   const cloudConfig = path.join(dir, 'cloud.json');
-  const apiProc = spawn(process.execPath, [...PROF, '--max-old-space-size=16384', path.join(here, 'scale-apiserver.js'), kubeconfig, cloudConfig, String(NODES), String(JOIN)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const apiProc = spawn(process.execPath, [...PROF, '--max-old-space-size=16384', ...API_NODE_EXTRA, path.join(here, 'scale-apiserver.js'), kubeconfig, cloudConfig, String(NODES), String(JOIN)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const api = lines(apiProc);
   const ask = async (cmd: string, match: (m: Record<string, unknown>) => boolean, timeoutMs = 120_000) => {
     const from = api.all.length;
@@ -112,9 +120,10 @@ async function scenario(qps: string): Promise<string[]> {
     const ready = await api.next((m) => m.ready === true, 900_000, 'the double to fill');
     const port = await freePort();
     const started = Date.now();
-    run = spawn(process.execPath, [...PROF, ...BUILD.node, BUILD.main, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider=static', `--cloud-config=${cloudConfig}`,
+    run = spawn(process.execPath, [...PROF, ...BUILD.node, ...NODE_EXTRA, BUILD.main, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider=static', `--cloud-config=${cloudConfig}`,
       '--insecure-plain-http', '--allocate-node-cidrs', '--cluster-cidr=100.64.0.0/10', '--node-cidr-mask-size=27', '--leader-elect=false', `--secure-port=${port}`,
-      `--node-status-update-frequency=${REFRESH}`, `--kube-api-qps=${qps}`, '--kube-api-burst=400', '--concurrent-node-syncs=4'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      `--node-status-update-frequency=${REFRESH}`, `--kube-api-qps=${qps}`, '--kube-api-burst=400', '--concurrent-node-syncs=4', ...EXTRA], { stdio: ['ignore', 'pipe', 'inherit'] });
+    if (LOG) run.stdout!.pipe(createWriteStream(`${LOG}.${qps === '-1' ? 'unlimited' : qps}`));
     const logs = lines(run);
     const synced = await logs.next((m) => m.msg === 'node cache synced', 900_000, 'node cache synced');
     const syncMs = Date.now() - started;
@@ -174,7 +183,7 @@ async function scenario(qps: string): Promise<string[]> {
     const firstRounds = samples.slice(0, 3).map((s) => s.rss);
     return [
       `| ${limit} | ${NODES.toLocaleString('en-US')} realistic nodes: cache synced | ${(syncMs / 1000).toFixed(1)} s (LIST in ${(Number(synced.ms) / 1000).toFixed(1)} s) | RSS ${afterSync.rss} MiB after sync, heap ${heapMiB} MiB; double filled in ${(Number(ready.fillMs) / 1000).toFixed(0)} s |`,
-      `| ${limit} | ${JOIN.toLocaleString('en-US')} tainted nodes join | ${(joinMs / 1000).toFixed(1)} s until all initialised with pod CIDRs | per node: PATCH node ${per('patchNodes')}, PATCH status ${per('patchStatus')}, PUT ${per('updateNodes')}, POST event ${per('createEvents')}, PATCH event ${per('patchEvents')}; cloud calls for the join ${joinCalls} (${refreshCalls} more in the refresh rounds meanwhile); CPU: controller ${joinCpu.run.toFixed(1)} s, API double ${joinCpu.api.toFixed(1)} s |`,
+      `| ${limit} | ${JOIN.toLocaleString('en-US')} tainted nodes join | ${(joinMs / 1000).toFixed(1)} s from the first create until all initialised with pod CIDRs (the creates took ${(Number(joined.createMs) / 1000).toFixed(1)} s) | per node: PATCH node ${per('patchNodes')}, PATCH status ${per('patchStatus')}, PUT ${per('updateNodes')}, POST event ${per('createEvents')}, PATCH event ${per('patchEvents')}; cloud calls for the join ${joinCalls} (${refreshCalls} more in the refresh rounds meanwhile); CPU: controller ${joinCpu.run.toFixed(1)} s, API double ${joinCpu.api.toFixed(1)} s |`,
       `| ${limit} | refresh of ${(NODES + JOIN).toLocaleString('en-US')} nodes × ${ROUNDS} | ${samples.map((s) => (s.ms / 1000).toFixed(1)).join(', ')} s | cloud calls per round ${cloudPerRound.join(', ')}; RSS after each ${samples.map((s) => s.rss).join(', ')} MiB (first three ${firstRounds.join(', ')}); peak RSS ${peak} MiB (${afterSync.peak} MiB by the end of the sync, ${peakAfterJoin} MiB by the end of the join); audit conflicts ${conflicts ?? '—'}; heap budget: ${budgetGCs ?? '—'} full collections, ${budgetSeconds === undefined ? '—' : budgetSeconds.toFixed(1)} s in all |`,
     ];
   } finally {
