@@ -310,6 +310,7 @@ export class KubeClient {
     const isWrite = req.method !== 'GET';
     const query = isWrite && req.method !== 'DELETE' ? { fieldManager: this.#fieldManager, ...req.query } : req.query;
     let text: string;
+    let staleRetried = false;
     for (let attempt = 0; ; attempt++) {
       await this.#throttle(req);
       // The write gate is asked right before each send: a retry must not outlive the lease either.
@@ -328,7 +329,20 @@ export class KubeClient {
         // time left is what it is when the request goes out, not when it was queued.
         timeoutMs = gated;
       }
-      const { res, body } = await this.#send(req.method, req.path, query, req.body, req.contentType, timeoutMs, req.signal, req.discardBody ? 'discard' : 'text');
+      let sent: Awaited<ReturnType<SendOnce>>;
+      try {
+        sent = await this.#send(req.method, req.path, query, req.body, req.contentType, timeoutMs, req.signal, req.discardBody ? 'discard' : 'text');
+      } catch (err) {
+        // The server had closed the idle connection this went out on, so it never read it: send it
+        // again on a fresh one, once (as Go's transport does), instead of failing the node's sync.
+        if (err instanceof TransportError && err.staleConnection && !staleRetried) {
+          staleRetried = true;
+          attempt--;
+          continue;
+        }
+        throw err;
+      }
+      const { res, body } = sent;
       text = body as string;
       if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode <= 299) {
         if (req.discardBody) return undefined as T;
@@ -415,11 +429,14 @@ export class KubeClient {
         if (timer) clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
       };
+      let answered = false;
       const fail = (kind: TransportErrorKind, cause: unknown, detail: string) => {
         cleanup();
         if (settled) return;
         settled = true;
-        reject(new TransportError({ kind, requestSent: sent, method, path, cause, detail }));
+        // A kept-alive connection the server reset before answering anything: it had closed it.
+        const staleConnection = kind === 'connection' && !answered && req.reusedSocket && (cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET';
+        reject(new TransportError({ kind, requestSent: sent, method, path, cause, detail, staleConnection }));
       };
       function abort(kind: TransportErrorKind) {
         abortKind ??= kind;
@@ -429,6 +446,7 @@ export class KubeClient {
       req.on('finish', () => { sent = true; });
       req.on('error', (err) => fail(abortKind ?? 'connection', err, abortKind ? err.message : `${(err as NodeJS.ErrnoException).code ?? ''} ${err.message}`.trim()));
       req.on('response', (res) => {
+        answered = true;
         const ok = res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode <= 299;
         if (answer === 'stream' && ok) {
           // The caller reads the stream; the timeout only covered getting the headers.

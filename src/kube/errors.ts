@@ -51,13 +51,20 @@ export class TransportError extends Error {
   readonly requestSent: boolean;
   readonly method: string;
   readonly path: string;
+  /**
+   * The connection was one kept alive from an earlier request, and the server reset it before
+   * answering a byte: it had closed that idle connection as the request went out (Node's
+   * keep-alive race), so it never read the request. Safe to send again at once.
+   */
+  readonly staleConnection: boolean;
 
-  constructor(init: { kind: TransportErrorKind; requestSent: boolean; method: string; path: string; cause?: unknown; detail: string }) {
+  constructor(init: { kind: TransportErrorKind; requestSent: boolean; method: string; path: string; cause?: unknown; detail: string; staleConnection?: boolean }) {
     super(`${init.method} ${init.path}: ${init.kind}: ${init.detail}`, { cause: init.cause });
     this.kind = init.kind;
     this.requestSent = init.requestSent;
     this.method = init.method;
     this.path = init.path;
+    this.staleConnection = init.staleConnection ?? false;
   }
 }
 

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { describe, it, expect, afterEach } from 'vitest';
 import { KubeClient, jsonPatchWithResourceVersion, kubeConfigFromFile, kubeConfigFromString } from '../../src/kube/client.js';
 import { ApiError, FencedError, TransportError, isGone, isNotFound, writeOutcome } from '../../src/kube/errors.js';
@@ -86,6 +87,59 @@ describe('KubeClient requests', () => {
     // The drained answers left the connection usable.
     await expect(client.patch(NODES, 'n2', {}, 'merge', { discardResult: true })).resolves.toBeUndefined();
     expect(calls).toBe(4);
+  });
+
+  it('a kept-alive connection the server reset before answering is a stale one: the write goes again on a fresh connection, once', async () => {
+    // Minimal HTTP/1.1 over TCP: the first request on each connection is answered (kept alive);
+    // a second one on the same connection is reset unanswered, as a server that had just closed
+    // the idle connection does.
+    const bodies: string[] = [];
+    let connections = 0;
+    const server = net.createServer((sock) => {
+      connections++;
+      let served = 0;
+      let buf = '';
+      sock.on('data', (d) => {
+        buf += d.toString();
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const length = Number(/content-length: (\d+)/i.exec(buf.slice(0, end))?.[1] ?? 0);
+        if (buf.length < end + 4 + length) return;
+        bodies.push(buf.slice(end + 4, end + 4 + length));
+        buf = '';
+        if (served++ > 0) {
+          sock.resetAndDestroy();
+          return;
+        }
+        const json = JSON.stringify(node('n1', String(bodies.length)));
+        sock.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\nConnection: keep-alive\r\n\r\n${json}`);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const client = new KubeClient(kubeConfigFromString(kubeconfigFor(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}`)));
+    cleanups.push(() => client.close(), () => new Promise<void>((r) => server.close(() => r())));
+    await client.patch(NODES, 'n1', { a: 1 }, 'merge');
+    // Sent on the kept-alive connection, reset there, sent again on a new one: it succeeds.
+    const second = await client.patch(NODES, 'n1', { a: 2 }, 'merge');
+    expect(second.metadata.resourceVersion).toBe('3');
+    expect(bodies).toEqual(['{"a":1}', '{"a":2}', '{"a":2}']);
+    expect(connections).toBe(2);
+  });
+
+  it('a reset on a fresh connection is no stale one: the write fails, its outcome not known', async () => {
+    const server = net.createServer((sock) => {
+      sock.once('data', () => sock.resetAndDestroy());
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    let accepted = 0;
+    server.on('connection', () => accepted++);
+    const client = new KubeClient(kubeConfigFromString(kubeconfigFor(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}`)));
+    cleanups.push(() => client.close(), () => new Promise<void>((r) => server.close(() => r())));
+    const err = await client.patch(NODES, 'n1', { a: 1 }, 'merge').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).staleConnection).toBe(false);
+    expect(writeOutcome(err)).toBe('unknown');
+    expect(accepted).toBe(1);
   });
 
   it('times out a write whose answer never comes, with outcome unknown', async () => {
