@@ -104,6 +104,8 @@ interface PoolState {
   cidrText: string;
   /** Position in the node-independent order. */
   rank: number;
+  /** Shared placement lists of nodes whose every pod CIDR is in this pool, by length (see placements). */
+  uniform: (readonly PoolState[])[];
 }
 
 interface RangeEntry {
@@ -118,7 +120,17 @@ interface NodeRecord {
   /** The node's pod CIDRs, in its order (their texts are its spec.podCIDRs). */
   parsed: CIDR[];
   /** Per pod CIDR: the pool it was placed in; undefined when no pool's range contains it. */
-  pools: (PoolState | undefined)[];
+  pools: readonly (PoolState | undefined)[];
+}
+
+/**
+ * A node's placement list, shared when every pod CIDR is in the same pool (nearly every node):
+ * 100,000 nodes then hold a handful of frozen lists instead of 100,000 (about 60 B each).
+ */
+function placements(pools: readonly (PoolState | undefined)[]): readonly (PoolState | undefined)[] {
+  const p = pools[0];
+  if (p === undefined || pools.some((x) => x !== p)) return pools;
+  return (p.uniform[pools.length] ??= Object.freeze(pools.map(() => p)));
 }
 
 export interface PodCIDRAllocatorOptions {
@@ -181,6 +193,7 @@ export class PodCIDRAllocator {
       hostBits: Math.min(...spec.families.map((f) => f.cidr.bits - f.maskSize)),
       cidrText: spec.families.map((f) => f.cidr.text).join(','),
       rank: 0,
+      uniform: [],
     };
     this.pools.set(spec.name, state);
     this.ordered = null;
@@ -433,7 +446,7 @@ export class PodCIDRAllocator {
       for (const e of [...this.rangesContaining(c), ...this.rangesInside(c)]) touched.add(e.pool);
     });
     for (const p of pools) p?.nodes.add(nodeName);
-    this.nodes.set(nodeName, { parsed, pools });
+    this.nodes.set(nodeName, { parsed, pools: placements(pools) });
     return touched;
   }
 

@@ -65,10 +65,18 @@ export class BlockHolders {
   }
 }
 
-/** One held block and who holds it, with the order in which each holder recorded it. */
-export interface HeldBlock {
-  cidr: CIDR;
-  holders: BlockHolders;
+/**
+ * One held block and who holds it, with the order in which each holder recorded it. The block is
+ * its own holder table (one object per block, not two).
+ */
+export class HeldBlock extends BlockHolders {
+  constructor(readonly cidr: CIDR) {
+    super();
+  }
+
+  get holders(): BlockHolders {
+    return this;
+  }
 }
 
 /** A holder of a block overlapping the one asked about. */
@@ -130,7 +138,7 @@ export class HeldBlocks {
     const key = keyOf(c.addr, c.prefix);
     let b = f.tree.get(key);
     if (!b) {
-      b = { cidr: c, holders: new BlockHolders() };
+      b = new HeldBlock(c);
       f.tree.set(key, b);
       f.perPrefix[c.prefix]++;
       this.#count++;
