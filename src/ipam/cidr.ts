@@ -160,7 +160,10 @@ export function parseCIDR(value: string): CIDR {
   }
   addr &= prefixMask(bits, prefix);
   const family: IPFamily = isV6 ? 6 : 4;
-  return { family, bits, prefix, addr, text: `${formatAddr(family, addr)}/${prefix}` };
+  const text = `${formatAddr(family, addr)}/${prefix}`;
+  // Already canonical (every pod CIDR this controller wrote): keep the caller's string, which the
+  // node cache holds anyway, rather than a second copy per held block.
+  return { family, bits, prefix, addr, text: text === value ? value : text };
 }
 
 export function prefixMask(bits: number, prefix: number): bigint {
