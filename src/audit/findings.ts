@@ -103,14 +103,16 @@ export const AUDIT_VISIBILITY =
 
 type ItemKind = 'pod' | 'pool' | 'service' | 'address';
 
+// At 100,000 nodes the audit holds 200,000 items at once: they are kept small (a number for the
+// owner, no per-node sets, message text only for actual findings).
 interface Item {
   kind: ItemKind;
   cidr: CIDR;
   obj: FindingObject;
   /** Owner key: items of the same owner never conflict with each other. */
-  owner: string;
-  /** Pod items: whether the node's annotation says this controller allocated it. */
-  annotated?: boolean;
+  owner: number;
+  /** Pod items: inside some pool (set while scanning). */
+  inPool: boolean;
 }
 
 function objectKind(kind: ItemKind, source: string): FindingObject['kind'] {
@@ -151,7 +153,7 @@ export function auditFindings(input: AuditInput): AuditReport {
     findings.push({ kind, severity: FINDING_KINDS[kind], message, objects });
   };
   const items: Item[] = [];
-  const parse = (kind: ItemKind, owner: string, name: string, value: string, source: string): CIDR | undefined => {
+  const parse = (kind: ItemKind, name: string, value: string, source: string): CIDR | undefined => {
     try {
       return parseCIDR(value);
     } catch (err) {
@@ -162,68 +164,71 @@ export function auditFindings(input: AuditInput): AuditReport {
     }
   };
   let withPodCIDRs = 0;
+  // A node's pod CIDRs are one owner, its addresses another; each pool and Service range one.
+  let owners = 0;
   for (const n of input.nodes) {
-    const owner = `node/${n.name}`;
+    const owner = owners++;
     if (n.podCIDRs.length > 0) withPodCIDRs++;
     const annotated = n.allocatedFrom !== undefined && n.allocatedFrom !== '';
     for (const text of n.podCIDRs) {
-      const cidr = parse('pod', owner, n.name, text, 'node');
-      if (cidr) items.push({ kind: 'pod', cidr, owner, annotated, obj: { kind: 'Node', name: n.name, value: cidr.text } });
+      const cidr = parse('pod', n.name, text, 'node');
+      if (cidr) items.push({ kind: 'pod', cidr, owner, inPool: false, obj: { kind: 'Node', name: n.name, value: cidr.text } });
     }
     if (n.podCIDRs.length > 0 && !annotated) {
       const obj: FindingObject = { kind: 'Node', name: n.name, value: n.podCIDRs.join(',') };
       add('PodCIDRNotAllocated', `${describe(obj)}: pod CIDRs without the ${POD_CIDR_POOL_ANNOTATION} annotation: not allocated by node-address-ccm (another allocator, a CNI, or set by hand)`, [obj]);
     }
-    const seen = new Set<string>();
+    const addressOwner = owners++;
+    // A node has a handful of addresses: a list, not a Set per node.
+    const seen: string[] = [];
     for (const a of n.addresses) {
       const cidr = parseAddress(a.address);
-      if (!cidr || seen.has(cidr.text)) continue;
-      seen.add(cidr.text);
-      items.push({ kind: 'address', cidr, owner: `address/${n.name}`, obj: { kind: 'Node', name: n.name, value: a.address } });
+      if (!cidr || seen.includes(cidr.text)) continue;
+      seen.push(cidr.text);
+      items.push({ kind: 'address', cidr, owner: addressOwner, inPool: false, obj: { kind: 'Node', name: n.name, value: a.address } });
     }
   }
   for (const p of input.pools) {
-    const owner = `pool/${p.source}/${p.name}`;
+    const owner = owners++;
     for (const text of p.cidrs) {
-      const cidr = parse('pool', owner, p.name, text, p.source);
+      const cidr = parse('pool', p.name, text, p.source);
       const kind = objectKind('pool', p.source);
-      if (cidr) items.push({ kind: 'pool', cidr, owner, obj: { kind, name: kind === 'Flag' ? '--cluster-cidr' : p.name, value: cidr.text } });
+      if (cidr) items.push({ kind: 'pool', cidr, owner, inPool: false, obj: { kind, name: kind === 'Flag' ? '--cluster-cidr' : p.name, value: cidr.text } });
     }
   }
   for (const s of input.serviceRanges) {
-    const owner = `service/${s.source}/${s.name}`;
+    const owner = owners++;
     for (const text of s.cidrs) {
-      const cidr = parse('service', owner, s.name, text, s.source);
+      const cidr = parse('service', s.name, text, s.source);
       const kind = objectKind('service', s.source);
-      if (cidr) items.push({ kind: 'service', cidr, owner, obj: { kind, name: kind === 'Flag' ? '--service-cluster-ip-range' : s.name, value: cidr.text } });
+      if (cidr) items.push({ kind: 'service', cidr, owner, inPool: false, obj: { kind, name: kind === 'Flag' ? '--service-cluster-ip-range' : s.name, value: cidr.text } });
     }
   }
 
-  // Pod items that lie inside some pool.
-  const insidePool = new Set<Item>();
   // Service ranges repeated by several sources (a ServiceCIDR and the flag naming the same range)
   // count once per pair of objects, which the owner check already gives.
   const pair = (outer: Item, inner: Item): void => {
     if (outer.owner === inner.owner) return;
-    const [a, b] = [outer, inner].sort((x, y) => ORDER[x.kind] - ORDER[y.kind] || cmp(x.obj.name, y.obj.name));
-    const objs = [a.obj, b.obj];
-    const both = `${describe(a.obj)} and ${describe(b.obj)}`;
+    // The pair in kind order, then by name (the order findings name them in).
+    const [a, b] = (ORDER[outer.kind] - ORDER[inner.kind] || cmp(outer.obj.name, inner.obj.name)) > 0 ? [inner, outer] : [outer, inner];
+    const objs = (): FindingObject[] => [a.obj, b.obj];
+    const both = (): string => `${describe(a.obj)} and ${describe(b.obj)}`;
     switch (`${a.kind}-${b.kind}`) {
       case 'pod-pod':
-        return add('PodCIDROverlap', `pod CIDRs overlap: ${both}`, objs);
+        return add('PodCIDROverlap', `pod CIDRs overlap: ${both()}`, objs());
       case 'pod-service':
-        return add('PodCIDRServiceOverlap', `pod CIDR overlaps a Service range: ${both}`, objs);
+        return add('PodCIDRServiceOverlap', `pod CIDR overlaps a Service range: ${both()}`, objs());
       case 'pod-pool':
-        // CIDRs nest: the pod CIDR lies inside the pool, or holds the whole pool.
-        if (inner.kind === 'pod') insidePool.add(inner);
+        // CIDRs nest: the pod CIDR lies inside the pool (every allocated node), or holds the whole pool.
+        if (inner.kind === 'pod') inner.inPool = true;
         else add('PodCIDRContainsPool', `pod CIDR contains a pool (nothing inside it is handed out while the node holds it): ${describe(outer.obj)} holds ${describe(inner.obj)}`, [outer.obj, inner.obj]);
         return;
       case 'pod-address':
         return add('NodeAddressInPodCIDR', `node address inside a pod CIDR: ${describe(b.obj)} in ${describe(a.obj)}`, [b.obj, a.obj]);
       case 'pool-pool':
-        return add('PoolOverlap', `pools overlap (allowed: each block goes to one node): ${both}`, objs);
+        return add('PoolOverlap', `pools overlap (allowed: each block goes to one node): ${both()}`, objs());
       case 'pool-service':
-        return add('PoolServiceOverlap', `pool overlaps a Service range (those addresses are never handed out): ${both}`, objs);
+        return add('PoolServiceOverlap', `pool overlaps a Service range (those addresses are never handed out): ${both()}`, objs());
       case 'pool-address':
         return add('NodeAddressInPool', `node address inside a pool (a block holding it may be handed out): ${describe(b.obj)} in ${describe(a.obj)}`, [b.obj, a.obj]);
       case 'service-address':
@@ -246,7 +251,7 @@ export function auditFindings(input: AuditInput): AuditReport {
   }
   if (input.pools.length > 0) {
     for (const it of items) {
-      if (it.kind !== 'pod' || insidePool.has(it)) continue;
+      if (it.kind !== 'pod' || it.inPool) continue;
       add('PodCIDROutsidePools', `${describe(it.obj)}: pod CIDR inside no pool`, [it.obj]);
     }
   }
