@@ -46,8 +46,21 @@ export class HeapBudget {
 
   /** Collects if the heap outgrew the budget; returns whether it did. */
   check(): boolean {
+    return this.#collectAbove(this.#o.budgetBytes);
+  }
+
+  /**
+   * Called before work that builds a large short-lived copy of the caches in one go (the IP range
+   * audit over every node): collects if the heap holds more than `marginBytes` past what was live,
+   * so that copy is not stacked on a whole budget of garbage. Returns whether it collected.
+   */
+  settle(marginBytes: number): boolean {
+    return this.#collectAbove(marginBytes);
+  }
+
+  #collectAbove(allowance: number): boolean {
     const before = this.#o.heapUsed();
-    if (before <= this.#live + this.#o.budgetBytes) {
+    if (before <= this.#live + allowance) {
       // Garbage V8 collected on its own lowers the baseline too.
       if (before < this.#live) this.#live = before;
       return false;

@@ -91,6 +91,8 @@ export class ControllerManager {
   readonly identity: string;
   readonly client: KubeClient;
   readonly watcher: Watcher<NodeObject & KubeObject>;
+  /** Called before work that copies every cached node at once (the IP range audit); the run process sets it to its heap budget's settle. */
+  beforeLargeAllocation: (() => void) | undefined;
   readonly #o: RunOptions;
   readonly #deps: ManagerDeps;
   readonly #log: Logger;
@@ -366,13 +368,18 @@ export class ControllerManager {
         intervalMs: this.#deps.auditIntervalMs ?? 60_000,
         registry: this.registry,
         logger: this.#log,
-        collect: () => ({
-          nodes: nodes.list().map(auditNode),
-          pools: ipamCtl.allocator.stats().map((p) => ({ name: p.name, cidrs: p.families.map((f) => f.clusterCIDR), terminating: p.terminating, source: p.fromFlags ? 'flags' as const : 'ClusterCIDR' as const })),
-          serviceRanges: serviceCIDRs?.serviceRanges() ?? (this.#o.ipam.serviceClusterIPRange !== undefined
-            ? [{ name: '--service-cluster-ip-range', cidrs: parseCIDRList(this.#o.ipam.serviceClusterIPRange).map((c) => c.text), source: 'flags' as const }]
-            : []),
-        }),
+        collect: () => {
+          // The audit holds a copy of every node at once: first let the heap budget (if any) clear
+          // the garbage it allows, so the copy is not stacked on it (the process's peak RSS).
+          this.beforeLargeAllocation?.();
+          return {
+            nodes: nodes.list().map(auditNode),
+            pools: ipamCtl.allocator.stats().map((p) => ({ name: p.name, cidrs: p.families.map((f) => f.clusterCIDR), terminating: p.terminating, source: p.fromFlags ? 'flags' as const : 'ClusterCIDR' as const })),
+            serviceRanges: serviceCIDRs?.serviceRanges() ?? (this.#o.ipam.serviceClusterIPRange !== undefined
+              ? [{ name: '--service-cluster-ip-range', cidrs: parseCIDRList(this.#o.ipam.serviceClusterIPRange).map((c) => c.text), source: 'flags' as const }]
+              : []),
+          };
+        },
         event: (f) => {
           const first = f.objects[0];
           if (!first) return;

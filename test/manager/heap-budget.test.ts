@@ -29,6 +29,17 @@ describe('HeapBudget', () => {
     expect(heap.collections).toBe(2);
   });
 
+  it('settle collects before a large allocation once the heap holds more than the margin past what is live', () => {
+    const { heap, heapUsed, collect } = fakeHeap(100);
+    const b = new HeapBudget({ budgetBytes: 50, intervalMs: 10, heapUsed, collect, clock: new FakeClock() });
+    heap.used = 104;
+    expect(b.settle(4)).toBe(false);
+    heap.used = 105;
+    expect(b.settle(4)).toBe(true); // well inside the budget, but past the margin
+    expect(heap.used).toBe(100);
+    expect(b.check()).toBe(false);
+  });
+
   it('a heap V8 shrank on its own lowers the baseline', () => {
     const { heap, heapUsed, collect } = fakeHeap(300);
     const b = new HeapBudget({ budgetBytes: 50, intervalMs: 10, heapUsed, collect, clock: new FakeClock() });

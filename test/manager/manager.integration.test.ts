@@ -131,6 +131,17 @@ describe('ControllerManager', () => {
     expect(nodes().find((n) => n.metadata.name === 'n1')!.spec?.podCIDRs).toEqual(['10.244.0.0/24']);
   });
 
+  it('each IP range audit first lets the heap budget settle (beforeLargeAllocation), then reads the caches', async () => {
+    const cloud = cloudFor(2);
+    createNode(cluster.api, { name: 'n0', tainted: false, addresses: [ip('10.1.0.1')], podCIDRs: ['10.244.0.0/24'] });
+    const options = resolveRunOptions({ cloudProvider: 'fake', allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', leaderElect: 'false' });
+    const order: string[] = [];
+    const r = cluster.run(options, { provider: cloud, auditIntervalMs: 100 });
+    r.manager.beforeLargeAllocation = () => order.push('settle');
+    await until(() => order.length >= 2, 10_000, 'two audits');
+    expect(order.every((o) => o === 'settle')).toBe(true);
+  });
+
   it('controllers that cannot start (the ClusterCIDR CRD not served): the lease is released and run fails with the reason', async () => {
     const { DEFAULT_RESOURCES } = await import('../../src/sim/apiserver/resources.js');
     await cluster.replaceApi({ resources: DEFAULT_RESOURCES.filter((r) => r.plural !== 'clustercidrs') });

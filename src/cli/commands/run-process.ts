@@ -42,6 +42,9 @@ export interface RunningProcess {
 /** --optimize-for-memory's budget: the heap may grow this far past what the last collection left. */
 const HEAP_BUDGET_BYTES = 32 * 2 ** 20;
 
+/** Before the audit's copy of every node: collect if more than this is garbage (a few MiB is not worth a collection). */
+const SETTLE_MARGIN_BYTES = 8 * 2 ** 20;
+
 /** A heap budget on V8's own gc() (exposed at run time), with its collections counted. */
 function startHeapBudget(registry: Registry, logger: Logger): HeapBudget | undefined {
   setFlagsFromString('--expose-gc');
@@ -134,6 +137,7 @@ export async function startProcess(options: RunOptions, logger: Logger, deps: Ma
   }
   // Started before the caches fill: the first LIST is where V8 alone would let the heap balloon.
   const heapBudget = options.optimizeForMemory ? startHeapBudget(manager.registry, logger) : undefined;
+  if (heapBudget) manager.beforeLargeAllocation = () => heapBudget.settle(SETTLE_MARGIN_BYTES);
   const abort = new AbortController();
   const shutDown = (cause: string, fields: object): void => {
     if (abort.signal.aborted) return;
