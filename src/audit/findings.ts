@@ -108,11 +108,18 @@ type ItemKind = 'pod' | 'pool' | 'service' | 'address';
 interface Item {
   kind: ItemKind;
   cidr: CIDR;
-  obj: FindingObject;
+  /** The finding object this item stands for, built only when a finding names it (objOf). */
+  objKind: FindingObject['kind'];
+  name: string;
+  value: string;
   /** Owner key: items of the same owner never conflict with each other. */
   owner: number;
   /** Pod items: inside some pool (set while scanning). */
   inPool: boolean;
+}
+
+function objOf(it: Item): FindingObject {
+  return { kind: it.objKind, name: it.name, value: it.value };
 }
 
 function objectKind(kind: ItemKind, source: string): FindingObject['kind'] {
@@ -172,7 +179,7 @@ export function auditFindings(input: AuditInput): AuditReport {
     const annotated = n.allocatedFrom !== undefined && n.allocatedFrom !== '';
     for (const text of n.podCIDRs) {
       const cidr = parse('pod', n.name, text, 'node');
-      if (cidr) items.push({ kind: 'pod', cidr, owner, inPool: false, obj: { kind: 'Node', name: n.name, value: cidr.text } });
+      if (cidr) items.push({ kind: 'pod', cidr, owner, inPool: false, objKind: 'Node', name: n.name, value: cidr.text });
     }
     if (n.podCIDRs.length > 0 && !annotated) {
       const obj: FindingObject = { kind: 'Node', name: n.name, value: n.podCIDRs.join(',') };
@@ -185,7 +192,7 @@ export function auditFindings(input: AuditInput): AuditReport {
       const cidr = parseAddress(a.address);
       if (!cidr || seen.includes(cidr.text)) continue;
       seen.push(cidr.text);
-      items.push({ kind: 'address', cidr, owner: addressOwner, inPool: false, obj: { kind: 'Node', name: n.name, value: a.address } });
+      items.push({ kind: 'address', cidr, owner: addressOwner, inPool: false, objKind: 'Node', name: n.name, value: a.address });
     }
   }
   for (const p of input.pools) {
@@ -193,7 +200,7 @@ export function auditFindings(input: AuditInput): AuditReport {
     for (const text of p.cidrs) {
       const cidr = parse('pool', p.name, text, p.source);
       const kind = objectKind('pool', p.source);
-      if (cidr) items.push({ kind: 'pool', cidr, owner, inPool: false, obj: { kind, name: kind === 'Flag' ? '--cluster-cidr' : p.name, value: cidr.text } });
+      if (cidr) items.push({ kind: 'pool', cidr, owner, inPool: false, objKind: kind, name: kind === 'Flag' ? '--cluster-cidr' : p.name, value: cidr.text });
     }
   }
   for (const s of input.serviceRanges) {
@@ -201,7 +208,7 @@ export function auditFindings(input: AuditInput): AuditReport {
     for (const text of s.cidrs) {
       const cidr = parse('service', s.name, text, s.source);
       const kind = objectKind('service', s.source);
-      if (cidr) items.push({ kind: 'service', cidr, owner, inPool: false, obj: { kind, name: kind === 'Flag' ? '--service-cluster-ip-range' : s.name, value: cidr.text } });
+      if (cidr) items.push({ kind: 'service', cidr, owner, inPool: false, objKind: kind, name: kind === 'Flag' ? '--service-cluster-ip-range' : s.name, value: cidr.text });
     }
   }
 
@@ -210,9 +217,9 @@ export function auditFindings(input: AuditInput): AuditReport {
   const pair = (outer: Item, inner: Item): void => {
     if (outer.owner === inner.owner) return;
     // The pair in kind order, then by name (the order findings name them in).
-    const [a, b] = (ORDER[outer.kind] - ORDER[inner.kind] || cmp(outer.obj.name, inner.obj.name)) > 0 ? [inner, outer] : [outer, inner];
-    const objs = (): FindingObject[] => [a.obj, b.obj];
-    const both = (): string => `${describe(a.obj)} and ${describe(b.obj)}`;
+    const [a, b] = (ORDER[outer.kind] - ORDER[inner.kind] || cmp(outer.name, inner.name)) > 0 ? [inner, outer] : [outer, inner];
+    const objs = (): FindingObject[] => [objOf(a), objOf(b)];
+    const both = (): string => `${describe(objOf(a))} and ${describe(objOf(b))}`;
     switch (`${a.kind}-${b.kind}`) {
       case 'pod-pod':
         return add('PodCIDROverlap', `pod CIDRs overlap: ${both()}`, objs());
@@ -221,18 +228,18 @@ export function auditFindings(input: AuditInput): AuditReport {
       case 'pod-pool':
         // CIDRs nest: the pod CIDR lies inside the pool (every allocated node), or holds the whole pool.
         if (inner.kind === 'pod') inner.inPool = true;
-        else add('PodCIDRContainsPool', `pod CIDR contains a pool (nothing inside it is handed out while the node holds it): ${describe(outer.obj)} holds ${describe(inner.obj)}`, [outer.obj, inner.obj]);
+        else add('PodCIDRContainsPool', `pod CIDR contains a pool (nothing inside it is handed out while the node holds it): ${describe(objOf(outer))} holds ${describe(objOf(inner))}`, [objOf(outer), objOf(inner)]);
         return;
       case 'pod-address':
-        return add('NodeAddressInPodCIDR', `node address inside a pod CIDR: ${describe(b.obj)} in ${describe(a.obj)}`, [b.obj, a.obj]);
+        return add('NodeAddressInPodCIDR', `node address inside a pod CIDR: ${describe(objOf(b))} in ${describe(objOf(a))}`, [objOf(b), objOf(a)]);
       case 'pool-pool':
         return add('PoolOverlap', `pools overlap (allowed: each block goes to one node): ${both()}`, objs());
       case 'pool-service':
         return add('PoolServiceOverlap', `pool overlaps a Service range (those addresses are never handed out): ${both()}`, objs());
       case 'pool-address':
-        return add('NodeAddressInPool', `node address inside a pool (a block holding it may be handed out): ${describe(b.obj)} in ${describe(a.obj)}`, [b.obj, a.obj]);
+        return add('NodeAddressInPool', `node address inside a pool (a block holding it may be handed out): ${describe(objOf(b))} in ${describe(objOf(a))}`, [objOf(b), objOf(a)]);
       case 'service-address':
-        return add('NodeAddressInServiceRange', `node address inside a Service range: ${describe(b.obj)} in ${describe(a.obj)}`, [b.obj, a.obj]);
+        return add('NodeAddressInServiceRange', `node address inside a Service range: ${describe(objOf(b))} in ${describe(objOf(a))}`, [objOf(b), objOf(a)]);
       default:
         // service-service (two ServiceCIDRs may overlap by design) and address-address (two nodes
         // reporting one address is the node controller's business) are not this audit's concern.
@@ -252,7 +259,7 @@ export function auditFindings(input: AuditInput): AuditReport {
   if (input.pools.length > 0) {
     for (const it of items) {
       if (it.kind !== 'pod' || it.inPool) continue;
-      add('PodCIDROutsidePools', `${describe(it.obj)}: pod CIDR inside no pool`, [it.obj]);
+      add('PodCIDROutsidePools', `${describe(objOf(it))}: pod CIDR inside no pool`, [objOf(it)]);
     }
   }
   const sevOrder: Record<Severity, number> = { conflict: 0, warning: 1, info: 2 };

@@ -16,12 +16,16 @@ export interface ServiceCIDRObjectLike {
 
 export function auditNode(node: NodeObject): AuditNode {
   const ann = node.metadata.annotations?.[POD_CIDR_POOL_ANNOTATION];
-  return {
+  // The node's own lists, not copies: the audit only reads them, and the controller builds one of
+  // these for every cached node each round.
+  const podCIDRs = node.spec?.podCIDRs;
+  const out: AuditNode = {
     name: node.metadata.name,
-    addresses: (node.status?.addresses ?? []).map((a) => ({ type: a.type, address: a.address })),
-    podCIDRs: nodePodCIDRs(node),
-    ...(ann !== undefined ? { allocatedFrom: ann } : {}),
+    addresses: node.status?.addresses ?? [],
+    podCIDRs: podCIDRs && podCIDRs.length > 0 ? podCIDRs : nodePodCIDRs(node),
   };
+  if (ann !== undefined) out.allocatedFrom = ann;
+  return out;
 }
 
 export function auditClusterCIDR(obj: ClusterCIDRObjectLike): AuditPool {
