@@ -180,6 +180,8 @@ interface Connection {
 }
 
 const USER_AGENT = 'node-address-ccm';
+/** How long one reading of the kubeconfig's credentials serves requests (see #connection). */
+const CONNECTION_TTL_MS = 1000;
 
 type SendOnce = (
   method: string,
@@ -204,7 +206,7 @@ export class KubeClient {
   readonly #fieldManager: string;
   readonly #options: KubeClientOptions;
   /** Shared with every withSignal() view: the fencing check and the keep-alive connections. */
-  #shared: { gate: WriteGate | undefined; agent: http.Agent | undefined };
+  #shared: { gate: WriteGate | undefined; agent: http.Agent | undefined; connection: { promise: Promise<Connection>; at: number } | undefined };
   /** A view's signal: every request, watch and wait of this client ends when it aborts. */
   #signal: AbortSignal | undefined;
   readonly #limiter: TokenBucket | undefined;
@@ -220,7 +222,7 @@ export class KubeClient {
       if (!Number.isFinite(v) || v <= 0) throw new Error(`${field}: must be a positive number of ms, got ${v}`);
     }
     this.#options = options;
-    this.#shared = { gate: options.writeGate, agent: undefined };
+    this.#shared = { gate: options.writeGate, agent: undefined, connection: undefined };
     this.#limiter = options.rateLimiter;
     this.#onRateLimited = options.onRateLimited;
     this.#onRequest = options.onRequest;
@@ -260,7 +262,27 @@ export class KubeClient {
     this.#shared.agent = undefined;
   }
 
-  async #connection(): Promise<Connection> {
+  /**
+   * The server URL, auth headers and agent for the next request. Credentials are read again at
+   * most every CONNECTION_TTL_MS (token files rotate, exec credentials expire; client-go re-reads a
+   * token file once a minute), and at once after a 401: client-node's applyToHTTPSOptions builds a
+   * new agent and reads the credentials on every call, which a burst of 20,000 writes paid 20,000
+   * times. Concurrent requests share one reading.
+   */
+  #connection(): Promise<Connection> {
+    const cached = this.#shared.connection;
+    const now = Date.now();
+    if (cached && now - cached.at < CONNECTION_TTL_MS) return cached.promise;
+    const promise = this.#readConnection();
+    const entry = { promise, at: now };
+    this.#shared.connection = entry;
+    promise.catch(() => {
+      if (this.#shared.connection === entry) this.#shared.connection = undefined;
+    });
+    return promise;
+  }
+
+  async #readConnection(): Promise<Connection> {
     const opts: https.RequestOptions = { headers: {} };
     // Re-applied per request: token files rotate and exec credentials expire.
     await this.#kc.applyToHTTPSOptions(opts);
@@ -333,9 +355,11 @@ export class KubeClient {
       try {
         sent = await this.#send(req.method, req.path, query, req.body, req.contentType, timeoutMs, req.signal, req.discardBody ? 'discard' : 'text');
       } catch (err) {
-        // The server had closed the idle connection this went out on, so it never read it: send it
-        // again on a fresh one, once (as Go's transport does), instead of failing the node's sync.
-        if (err instanceof TransportError && err.staleConnection && !staleRetried) {
+        // A read on a connection the server had just closed as idle: send it again on a fresh one,
+        // once. Writes are not sent again: the same reset can come after the server applied one
+        // (a dropped answer), and only the caller can tell whether a second copy is harmless (Go's
+        // transport replays only requests it knows to be idempotent, too).
+        if (err instanceof TransportError && err.staleConnection && !staleRetried && req.method === 'GET') {
           staleRetried = true;
           attempt--;
           continue;
@@ -348,6 +372,8 @@ export class KubeClient {
         if (req.discardBody) return undefined as T;
         break;
       }
+      // Refused credentials: the next request reads them again (a rotated token, an expired one).
+      if (res.statusCode === 401) this.#shared.connection = undefined;
       const err = apiErrorFromResponse(req.method, req.path, res.statusCode ?? 0, text, res.headers['retry-after'] as string | undefined);
       // API Priority and Fairness rejected the request before running it: wait as told and send it
       // again, as client-go does, instead of failing the node's sync.

@@ -53,8 +53,9 @@ export class TransportError extends Error {
   readonly path: string;
   /**
    * The connection was one kept alive from an earlier request, and the server reset it before
-   * answering a byte: it had closed that idle connection as the request went out (Node's
-   * keep-alive race), so it never read the request. Safe to send again at once.
+   * answering a byte: most often it had closed that idle connection as the request went out
+   * (Node's keep-alive race) and never read it, but a server can also reset after applying a
+   * write. KubeClient sends a GET again once; a write's outcome stays unknown.
    */
   readonly staleConnection: boolean;
 

@@ -36,7 +36,11 @@ describe('restClientMetrics', () => {
     expect(await value(registry, 'rest_client_request_duration_seconds', { verb: 'GET', host, le: '+Inf' })).toBe(3);
     await api.stop();
     await expect(client.list(NODES)).rejects.toThrow();
-    expect(await value(registry, 'rest_client_requests_total', { code: '<error>', method: 'GET', host })).toBe(1);
+    // A pooled connection the stopping server reset makes the GET go once more, refused too: one
+    // or two attempts, each counted.
+    const errors = await value(registry, 'rest_client_requests_total', { code: '<error>', method: 'GET', host });
+    expect(errors).toBeGreaterThanOrEqual(1);
+    expect(errors).toBeLessThanOrEqual(2);
   });
 
   it('records the time each request waited for the rate limiter', async () => {

@@ -1,4 +1,7 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, it, expect, afterEach } from 'vitest';
 import { KubeClient, jsonPatchWithResourceVersion, kubeConfigFromFile, kubeConfigFromString } from '../../src/kube/client.js';
 import { ApiError, FencedError, TransportError, isGone, isNotFound, writeOutcome } from '../../src/kube/errors.js';
@@ -89,7 +92,7 @@ describe('KubeClient requests', () => {
     expect(calls).toBe(4);
   });
 
-  it('a kept-alive connection the server reset before answering is a stale one: the write goes again on a fresh connection, once', async () => {
+  it('a kept-alive connection the server reset before answering is a stale one: a read goes again on a fresh connection, once; a write does not', async () => {
     // Minimal HTTP/1.1 over TCP: the first request on each connection is answered (kept alive);
     // a second one on the same connection is reset unanswered, as a server that had just closed
     // the idle connection does.
@@ -118,11 +121,17 @@ describe('KubeClient requests', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const client = new KubeClient(kubeConfigFromString(kubeconfigFor(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}`)));
     cleanups.push(() => client.close(), () => new Promise<void>((r) => server.close(() => r())));
-    await client.patch(NODES, 'n1', { a: 1 }, 'merge');
+    await client.get(NODES, 'n1');
     // Sent on the kept-alive connection, reset there, sent again on a new one: it succeeds.
-    const second = await client.patch(NODES, 'n1', { a: 2 }, 'merge');
+    const second = await client.get(NODES, 'n1');
     expect(second.metadata.resourceVersion).toBe('3');
-    expect(bodies).toEqual(['{"a":1}', '{"a":2}', '{"a":2}']);
+    expect(connections).toBe(2);
+    // A write on the kept-alive connection, reset there: not sent again, its outcome unknown.
+    const err = await client.patch(NODES, 'n1', { a: 2 }, 'merge').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).staleConnection).toBe(true);
+    expect(writeOutcome(err)).toBe('unknown');
+    expect(bodies).toEqual(['', '', '', '{"a":2}']);
     expect(connections).toBe(2);
   });
 
@@ -140,6 +149,36 @@ describe('KubeClient requests', () => {
     expect((err as TransportError).staleConnection).toBe(false);
     expect(writeOutcome(err)).toBe('unknown');
     expect(accepted).toBe(1);
+  });
+
+  it('reads the credentials once per second at most, and again right after a 401', async () => {
+    // An exec credential plugin whose credential is already expired: client-node runs it on every
+    // reading of the credentials. Each run hands out the next token: t1, t2, …
+    const dir = mkdtempSync(path.join(tmpdir(), 'exec-cred-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const plugin = path.join(dir, 'cred.sh');
+    const runs = path.join(dir, 'runs');
+    writeFileSync(plugin, `#!/bin/sh\necho x >> ${runs}\nn=$(wc -l < ${runs} | tr -d ' ')\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t'$n'","expirationTimestamp":"2000-01-01T00:00:00Z"}}'\n`);
+    chmodSync(plugin, 0o755);
+    let refuse = '';
+    const srv = await startScriptedServer((req, res) => {
+      if (req.headers.authorization === `Bearer ${refuse}`) return sendJson(res, 401, { kind: 'Status', status: 'Failure', reason: 'Unauthorized', code: 401, message: 'Unauthorized' });
+      sendJson(res, 200, node('n1'));
+    });
+    const kubeconfig = kubeconfigFor(srv.url).replace('    token: secret-token', `    exec: { apiVersion: client.authentication.k8s.io/v1, command: ${plugin}, interactiveMode: Never }`);
+    const client = new KubeClient(kubeConfigFromString(kubeconfig));
+    cleanups.push(() => client.close(), srv.stop);
+    // A burst: one reading.
+    await Promise.all([1, 2, 3, 4, 5].map(() => client.get(NODES, 'n1')));
+    await client.get(NODES, 'n1');
+    // Refused: the next request reads the credentials again.
+    refuse = 't1';
+    expect(((await client.get(NODES, 'n1').catch((e: unknown) => e)) as ApiError).code).toBe(401);
+    await client.get(NODES, 'n1');
+    // A second later, read again.
+    await new Promise((r) => setTimeout(r, 1100));
+    await client.get(NODES, 'n1');
+    expect(srv.requests.map((r) => r.headers.authorization)).toEqual([...Array(6).fill('Bearer t1'), 'Bearer t1', 'Bearer t2', 'Bearer t3']);
   });
 
   it('times out a write whose answer never comes, with outcome unknown', async () => {
