@@ -311,6 +311,10 @@ export class ApiServer implements ApiServerDouble {
       void this.handle(req, res);
     };
     const server: http.Server = this.tls ? https.createServer({ key: this.tls.key, cert: this.tls.cert, keepAlive: true }, handler) : http.createServer({ keepAlive: true }, handler);
+    // Idle connections are kept as long as kube-apiserver keeps them (its secure serving sets a
+    // 90 s IdleTimeout), not Node's 5 s: a client pool that a real server would keep is not torn
+    // down under it mid-burst.
+    server.keepAliveTimeout = 90_000;
     server.on('connection', (s: Socket) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
