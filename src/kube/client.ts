@@ -284,7 +284,8 @@ export class KubeClient {
 
   async #readConnection(): Promise<Connection> {
     const opts: https.RequestOptions = { headers: {} };
-    // Re-applied per request: token files rotate and exec credentials expire.
+    // client-node reads the credentials anew (and builds an agent) on each call; #connection
+    // calls this at most once per CONNECTION_TTL_MS.
     await this.#kc.applyToHTTPSOptions(opts);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.headers ?? {})) {
@@ -460,7 +461,8 @@ export class KubeClient {
         cleanup();
         if (settled) return;
         settled = true;
-        // A kept-alive connection the server reset before answering anything: it had closed it.
+        // A kept-alive connection the server reset before answering anything: most likely it had
+        // just closed it as idle (see TransportError.staleConnection).
         const staleConnection = kind === 'connection' && !answered && req.reusedSocket && (cause as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET';
         reject(new TransportError({ kind, requestSent: sent, method, path, cause, detail, staleConnection }));
       };
