@@ -30,12 +30,14 @@ const REFRESH = '15s';
 // BENCH_SCALE_PROF=<dir>: V8 CPU profiles of both processes, written there when they exit.
 // BENCH_SCALE_LOG=<file>: the controller's log lines, kept (one file per --kube-api-qps value).
 const LOG = process.env.BENCH_SCALE_LOG;
-// BENCH_SCALE_ARGS: more flags for the run process, space-separated (e.g. --log-level=debug).
-const EXTRA = (process.env.BENCH_SCALE_ARGS ?? '').split(' ').filter(Boolean);
+/** Space-separated flags from an environment variable. */
+const flagsFrom = (name: string): string[] => (process.env[name] ?? '').split(' ').filter(Boolean);
+// BENCH_SCALE_ARGS: more flags for the run process (e.g. --log-level=debug).
+const EXTRA = flagsFrom('BENCH_SCALE_ARGS');
 // BENCH_SCALE_NODE_ARGS: more node flags for the run process (e.g. --heapsnapshot-signal=SIGUSR2).
-const NODE_EXTRA = (process.env.BENCH_SCALE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const NODE_EXTRA = flagsFrom('BENCH_SCALE_NODE_ARGS');
 // BENCH_SCALE_API_NODE_ARGS: more node flags for the API server double's process.
-const API_NODE_EXTRA = (process.env.BENCH_SCALE_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const API_NODE_EXTRA = flagsFrom('BENCH_SCALE_API_NODE_ARGS');
 const PROF = process.env.BENCH_SCALE_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SCALE_PROF}`] : [];
 
 interface Lines {

@@ -122,6 +122,11 @@ function objOf(it: Item): FindingObject {
   return { kind: it.objKind, name: it.name, value: it.value };
 }
 
+/** "X and Y", for a pair of items that is a finding. */
+function describePair(a: Item, b: Item): string {
+  return `${describe(objOf(a))} and ${describe(objOf(b))}`;
+}
+
 function objectKind(kind: ItemKind, source: string): FindingObject['kind'] {
   if (kind === 'pod' || kind === 'address') return 'Node';
   if (source === 'flags') return 'Flag';
@@ -218,13 +223,11 @@ export function auditFindings(input: AuditInput): AuditReport {
     if (outer.owner === inner.owner) return;
     // The pair in kind order, then by name (the order findings name them in).
     const [a, b] = (ORDER[outer.kind] - ORDER[inner.kind] || cmp(outer.name, inner.name)) > 0 ? [inner, outer] : [outer, inner];
-    const objs = (): FindingObject[] => [objOf(a), objOf(b)];
-    const both = (): string => `${describe(objOf(a))} and ${describe(objOf(b))}`;
     switch (`${a.kind}-${b.kind}`) {
       case 'pod-pod':
-        return add('PodCIDROverlap', `pod CIDRs overlap: ${both()}`, objs());
+        return add('PodCIDROverlap', `pod CIDRs overlap: ${describePair(a, b)}`, [objOf(a), objOf(b)]);
       case 'pod-service':
-        return add('PodCIDRServiceOverlap', `pod CIDR overlaps a Service range: ${both()}`, objs());
+        return add('PodCIDRServiceOverlap', `pod CIDR overlaps a Service range: ${describePair(a, b)}`, [objOf(a), objOf(b)]);
       case 'pod-pool':
         // CIDRs nest: the pod CIDR lies inside the pool (every allocated node), or holds the whole pool.
         if (inner.kind === 'pod') inner.inPool = true;
@@ -233,9 +236,9 @@ export function auditFindings(input: AuditInput): AuditReport {
       case 'pod-address':
         return add('NodeAddressInPodCIDR', `node address inside a pod CIDR: ${describe(objOf(b))} in ${describe(objOf(a))}`, [objOf(b), objOf(a)]);
       case 'pool-pool':
-        return add('PoolOverlap', `pools overlap (allowed: each block goes to one node): ${both()}`, objs());
+        return add('PoolOverlap', `pools overlap (allowed: each block goes to one node): ${describePair(a, b)}`, [objOf(a), objOf(b)]);
       case 'pool-service':
-        return add('PoolServiceOverlap', `pool overlaps a Service range (those addresses are never handed out): ${both()}`, objs());
+        return add('PoolServiceOverlap', `pool overlaps a Service range (those addresses are never handed out): ${describePair(a, b)}`, [objOf(a), objOf(b)]);
       case 'pool-address':
         return add('NodeAddressInPool', `node address inside a pool (a block holding it may be handed out): ${describe(objOf(b))} in ${describe(objOf(a))}`, [objOf(b), objOf(a)]);
       case 'service-address':

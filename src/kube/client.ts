@@ -628,9 +628,8 @@ export class KubeClient {
   }
 
   /** PATCH; with `discardResult` the answer is read but not parsed, and the call resolves to undefined. */
-  patch<T extends KubeObject>(res: ResourceType, name: string, patch: unknown, type: PatchType, opts: CallOptions & { subresource?: string; discardResult?: false }): Promise<T>;
+  patch<T extends KubeObject>(res: ResourceType, name: string, patch: unknown, type: PatchType, opts?: CallOptions & { subresource?: string; discardResult?: false }): Promise<T>;
   patch(res: ResourceType, name: string, patch: unknown, type: PatchType, opts: CallOptions & { subresource?: string; discardResult: true }): Promise<undefined>;
-  patch<T extends KubeObject>(res: ResourceType, name: string, patch: unknown, type: PatchType): Promise<T>;
   patch<T extends KubeObject>(res: ResourceType, name: string, patch: unknown, type: PatchType, opts: CallOptions & { subresource?: string; discardResult?: boolean } = {}): Promise<T | undefined> {
     return this.request<T>({
       ...(opts.discardResult ? { discardBody: true } : {}),
