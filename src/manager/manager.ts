@@ -93,6 +93,8 @@ export class ControllerManager {
   readonly watcher: Watcher<NodeObject & KubeObject>;
   /** Called before work that copies every cached node at once (the IP range audit); the run process sets it to its heap budget's settle. */
   beforeLargeAllocation: (() => void) | undefined;
+  /** Called once, when the node cache has first been filled; the run process hands ordinary collections back to V8 then. */
+  afterCacheFilled: (() => void) | undefined;
   readonly #o: RunOptions;
   readonly #deps: ManagerDeps;
   readonly #log: Logger;
@@ -245,7 +247,9 @@ export class ControllerManager {
     await this.loadProvider();
     const listStarted = Date.now();
     this.watcher.on('synced', ({ initial, count }) => {
-      if (initial) this.#log.info({ nodes: count, ms: Date.now() - listStarted }, 'node cache synced');
+      if (!initial) return;
+      this.#log.info({ nodes: count, ms: Date.now() - listStarted }, 'node cache synced');
+      this.afterCacheFilled?.();
     });
     this.watcher.start();
     try {

@@ -10,6 +10,7 @@ import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiser
 import { hasUninitializedTaint, type NodeObject } from '../../src/controllers/node.js';
 import { createNode } from '../controllers/harness.js';
 import { until } from '../controllers/memory-nodes.js';
+import { STEADY_GROWING_PERCENT } from '../../src/manager/heap-budget.js';
 
 describe('node-address-ccm run: flag errors exit 2', () => {
   it.each([
@@ -108,8 +109,14 @@ describe('node-address-ccm run against the API double', () => {
     expect(await exited).toBe(0);
     const lease = api.store.get('leases.coordination.k8s.io', 'node-address-ccm', 'kube-system') as { spec: { holderIdentity?: string } };
     expect(lease.spec.holderIdentity ?? '').toBe('');
-    const logs = stdout.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; node?: string });
+    const logs = stdout.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; node?: string; growingPercent?: number });
     expect(logs.some((l) => l.msg === 'node initialised' && l.node === 'n1')).toBe(true);
+    // --optimize-for-memory (the default) hands ordinary collections to V8 once the cache is filled, not before.
+    const synced = logs.findIndex((l) => l.msg === 'node cache synced');
+    const steady = logs.findIndex((l) => l.msg.startsWith('heap budget: caches filled'));
+    expect(synced).toBeGreaterThanOrEqual(0);
+    expect(steady).toBeGreaterThan(synced);
+    expect(logs[steady]!.growingPercent).toBe(STEADY_GROWING_PERCENT);
     expect(stderr).toBe('');
   });
 });

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/kube/clock.js';
-import { HeapBudget } from '../../src/manager/heap-budget.js';
+import { HeapBudget, STEADY_GROWING_PERCENT } from '../../src/manager/heap-budget.js';
 
 /** A heap whose use the test sets; a collection leaves `live` in use. */
 function fakeHeap(initial: number) {
@@ -38,6 +38,21 @@ describe('HeapBudget', () => {
     expect(b.settle(4)).toBe(true); // well inside the budget, but past the margin
     expect(heap.used).toBe(100);
     expect(b.check()).toBe(false);
+  });
+
+  it('steady hands ordinary collections to V8 once, and the budget still collects as the backstop', () => {
+    const { heap, heapUsed, collect } = fakeHeap(100);
+    const asked: number[] = [];
+    const b = new HeapBudget({ budgetBytes: 50, intervalMs: 10, heapUsed, collect, clock: new FakeClock(), setGrowingPercent: (p) => asked.push(p) });
+    expect(asked).toEqual([]); // not while the caches fill
+    expect(b.steady()).toBe(true);
+    expect(b.steady()).toBe(false);
+    expect(asked).toEqual([STEADY_GROWING_PERCENT]);
+    heap.used = 151;
+    expect(b.check()).toBe(true);
+    expect(heap.collections).toBe(1);
+    // Without a way to tell V8, there is nothing to hand over.
+    expect(new HeapBudget({ budgetBytes: 50, intervalMs: 10, heapUsed, collect, clock: new FakeClock() }).steady()).toBe(false);
   });
 
   it('a heap V8 shrank on its own lowers the baseline', () => {

@@ -6,7 +6,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../../log.js';
 import { HealthServer } from '../../kube/health.js';
 import { ControllerManager, type ManagerDeps } from '../../manager/manager.js';
-import { HeapBudget } from '../../manager/heap-budget.js';
+import { HeapBudget, STEADY_GROWING_PERCENT } from '../../manager/heap-budget.js';
 import { realClock } from '../../kube/clock.js';
 import type { RunOptions } from '../../manager/options.js';
 import { UsageError } from '../exit-codes.js';
@@ -58,6 +58,7 @@ function startHeapBudget(registry: Registry, logger: Logger): HeapBudget | undef
   const budget = new HeapBudget({
     budgetBytes: HEAP_BUDGET_BYTES, intervalMs: 250, clock: realClock, collect: gc as () => void,
     heapUsed: () => getHeapStatistics().used_heap_size,
+    setGrowingPercent: (percent) => setFlagsFromString(`--heap-growing-percent=${percent}`),
     onCollect: ({ beforeBytes, afterBytes, ms }) => {
       collections.inc();
       seconds.inc(ms / 1000);
@@ -137,7 +138,12 @@ export async function startProcess(options: RunOptions, logger: Logger, deps: Ma
   }
   // Started before the caches fill: the first LIST is where V8 alone would let the heap balloon.
   const heapBudget = options.optimizeForMemory ? startHeapBudget(manager.registry, logger) : undefined;
-  if (heapBudget) manager.beforeLargeAllocation = () => heapBudget.settle(SETTLE_MARGIN_BYTES);
+  if (heapBudget) {
+    manager.beforeLargeAllocation = () => heapBudget.settle(SETTLE_MARGIN_BYTES);
+    manager.afterCacheFilled = () => {
+      if (heapBudget.steady()) logger.info({ growingPercent: STEADY_GROWING_PERCENT, budgetMiB: HEAP_BUDGET_BYTES / 2 ** 20 }, `heap budget: caches filled; V8 now starts its own collections at ${STEADY_GROWING_PERCENT}% growth, the budget stays the backstop`);
+    };
+  }
   const abort = new AbortController();
   const shutDown = (cause: string, fields: object): void => {
     if (abort.signal.aborted) return;
