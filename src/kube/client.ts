@@ -13,6 +13,7 @@ import { sleep } from '../util/sleep.js';
 import { linkSignals } from '../util/abort.js';
 import type { TokenBucket } from './token-bucket.js';
 import { nextPageLimit } from './page-size.js';
+import { requestPath } from './request-path.js';
 
 function checkConfig(kc: KubeConfig, source: string): KubeConfig {
   const cluster = kc.getCurrentCluster();
@@ -175,6 +176,8 @@ export interface WatchOptions {
 
 interface Connection {
   base: URL;
+  /** What Node's urlToHttpOptions would take from `base` for every request, taken once. */
+  target: { protocol: string; hostname: string; port?: number; auth?: string };
   headers: Record<string, string>;
   agent: http.Agent;
 }
@@ -213,6 +216,8 @@ export class KubeClient {
   readonly #onRateLimited: ((waitedMs: number, method: string) => void) | undefined;
   readonly #onRequest: KubeClientOptions['onRequest'];
   readonly #throttledRetries: number;
+  /** The host the request metrics name, with the server URL it was read from. */
+  #host: { server: string; host: string } | undefined;
 
   constructor(kubeConfig: KubeConfig, options: KubeClientOptions = {}) {
     this.#kc = checkConfig(kubeConfig, 'kubeconfig');
@@ -309,14 +314,13 @@ export class KubeClient {
         });
       }
     }
-    return { base, headers, agent: this.#shared.agent };
-  }
-
-  #url(base: URL, path: string, query: RequestOptions['query']): URL {
-    // Keep a path prefix in the server URL (e.g. a proxy at https://host/k8s).
-    const url = new URL(base.href.replace(/\/$/, '') + path);
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    return url;
+    const target: Connection['target'] = {
+      protocol: base.protocol,
+      hostname: base.hostname.startsWith('[') ? base.hostname.slice(1, -1) : base.hostname,
+    };
+    if (base.port !== '') target.port = Number(base.port);
+    if (base.username || base.password) target.auth = `${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`;
+    return { base, target, headers, agent: this.#shared.agent };
   }
 
   /** Sends one request and returns the parsed JSON body. Throws ApiError, TransportError or FencedError. */
@@ -399,16 +403,25 @@ export class KubeClient {
     this.#onRateLimited?.(waited, req.method);
   }
 
+  /** The server URL's host, for the request metrics: parsed again only when the server changes. */
+  #serverHost(): string {
+    const server = this.server;
+    if (this.#host?.server !== server) {
+      let host = '';
+      try {
+        host = new URL(server).host;
+      } catch { /* an unusable server URL fails the request itself */ }
+      this.#host = { server, host };
+    }
+    return this.#host.host;
+  }
+
   /** #sendOnce, measured for onRequest. */
   async #send(...args: Parameters<SendOnce>): ReturnType<SendOnce> {
     if (!this.#onRequest) return this.#sendOnce(...args);
     const started = performance.now();
     const report = (code: string): void => {
-      let host = '';
-      try {
-        host = new URL(this.server).host;
-      } catch { /* an unusable server URL fails the request itself */ }
-      this.#onRequest?.({ method: args[0], host, code, seconds: (performance.now() - started) / 1000 });
+      this.#onRequest?.({ method: args[0], host: this.#serverHost(), code, seconds: (performance.now() - started) / 1000 });
     };
     try {
       const r = await this.#sendOnce(...args);
@@ -433,14 +446,14 @@ export class KubeClient {
     const conn = await this.#connection();
     // Nothing awaits between this and the send below: the gate's answer holds for the request.
     const timeoutMs = typeof timeout === 'function' ? timeout() : timeout;
-    const url = this.#url(conn.base, path, query);
+    const line = requestPath(conn.base, path, query);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const headers: Record<string, string> = { ...conn.headers, Accept: 'application/json', 'User-Agent': this.#userAgent };
     if (payload) {
       headers['Content-Type'] = contentType ?? 'application/json';
       headers['Content-Length'] = String(payload.length);
     }
-    const mod = url.protocol === 'https:' ? https : http;
+    const mod = conn.target.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       let sent = false;
       let settled = false;
@@ -449,7 +462,8 @@ export class KubeClient {
         reject(new TransportError({ kind: 'aborted', requestSent: false, method, path, detail: 'cancelled before sending' }));
         return;
       }
-      const req = mod.request(url, { method, headers, agent: conn.agent });
+      const { protocol, hostname, port, auth } = conn.target;
+      const req = mod.request({ protocol, hostname, port, auth, path: line, method, headers, agent: conn.agent });
       const timer = timeoutMs !== undefined ? setTimeout(() => abort('timeout'), timeoutMs) : undefined;
       const onAbort = () => abort('aborted');
       const cleanup = () => {
