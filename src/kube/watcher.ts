@@ -10,6 +10,7 @@ import { Backoff, type BackoffOptions } from './ratelimit.js';
 import type { KubeObject, ResourceType, Status } from './types.js';
 import { silentLogger, type Logger } from '../log.js';
 import { abortReason } from '../util/abort.js';
+import { Watchdog } from './watchdog.js';
 
 export interface DeleteInfo {
   /** The delete was inferred from a relist, so the object's final state is unknown. */
@@ -302,17 +303,12 @@ export class Watcher<T extends KubeObject> {
     const ac = new AbortController();
     this.#watchAbort = ac;
     let stale = false;
-    let watchdog: ClockTimer | undefined;
-    const arm = () => {
-      watchdog?.cancel();
-      watchdog = this.#clock.setTimer(() => {
-        stale = true;
-        ac.abort();
-      }, this.#staleAfterMs);
-    };
+    const watchdog = new Watchdog(this.#clock, this.#staleAfterMs, () => {
+      stale = true;
+      ac.abort();
+    });
     const started = this.#clock.now();
     let received = 0;
-    arm();
     try {
       const timeoutSeconds = this.#opts.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
       for await (const ev of this.#opts.client.watchResource<T>(this.#opts.resource, {
@@ -324,7 +320,7 @@ export class Watcher<T extends KubeObject> {
         timeoutSeconds,
         signal: ac.signal,
       })) {
-        arm();
+        watchdog.kick();
         if (ev.type !== 'ERROR') {
           received++;
           this.#failure = undefined;
@@ -332,7 +328,7 @@ export class Watcher<T extends KubeObject> {
         this.#apply(ev.type, ev.object);
       }
     } finally {
-      watchdog?.cancel();
+      watchdog.stop();
     }
     if (stale && !this.#stopped && !this.#needList) {
       throw new StaleWatchError(`watch on ${this.#opts.resource.plural} silent for ${this.#staleAfterMs} ms, restarting`);
