@@ -43,12 +43,14 @@ describe('HeapBudget', () => {
   it('steady hands ordinary collections to V8 once, and the budget still collects as the backstop', () => {
     const { heap, heapUsed, collect } = fakeHeap(100);
     const asked: number[] = [];
-    const b = new HeapBudget({ budgetBytes: 50, intervalMs: 10, heapUsed, collect, clock: new FakeClock(), setGrowingPercent: (p) => asked.push(p) });
+    const b = new HeapBudget({ budgetBytes: 50, steadyBudgetBytes: 80, intervalMs: 10, heapUsed, collect, clock: new FakeClock(), setGrowingPercent: (p) => asked.push(p) });
     expect(asked).toEqual([]); // not while the caches fill
     expect(b.steady()).toBe(true);
     expect(b.steady()).toBe(false);
     expect(asked).toEqual([STEADY_GROWING_PERCENT]);
-    heap.used = 151;
+    heap.used = 180; // past the first budget, not the steady one
+    expect(b.check()).toBe(false);
+    heap.used = 181;
     expect(b.check()).toBe(true);
     expect(heap.collections).toBe(1);
     // Without a way to tell V8, there is nothing to hand over.
@@ -82,6 +84,10 @@ describe('HeapBudget', () => {
 
   it.each([[0, 10], [-1, 10], [10, 0], [Number.NaN, 10]])('refuses budget %s / interval %s', (budgetBytes, intervalMs) => {
     expect(() => new HeapBudget({ budgetBytes, intervalMs, heapUsed: () => 0, collect: () => {}, clock: new FakeClock() })).toThrow(/heap budget/);
+  });
+
+  it.each([0, -1, Number.NaN])('refuses steady budget %s, naming it', (steadyBudgetBytes) => {
+    expect(() => new HeapBudget({ budgetBytes: 10, steadyBudgetBytes, intervalMs: 10, heapUsed: () => 0, collect: () => {}, clock: new FakeClock() })).toThrow(`heap budget: steadyBudgetBytes must be positive, got ${steadyBudgetBytes}`);
   });
 
   it('over any history of allocations, the heap never stays more than one budget past live after a check', () => {

@@ -42,6 +42,9 @@ export interface RunningProcess {
 /** --optimize-for-memory's budget: the heap may grow this far past what the last collection left. */
 const HEAP_BUDGET_BYTES = 32 * 2 ** 20;
 
+/** The budget once V8 collects on its own (HeapBudget.steady): a backstop past where V8 starts. */
+const STEADY_HEAP_BUDGET_BYTES = 64 * 2 ** 20;
+
 /** Before the audit's copy of every node: collect if more than this is garbage (a few MiB is not worth a collection). */
 const SETTLE_MARGIN_BYTES = 8 * 2 ** 20;
 
@@ -56,7 +59,7 @@ function startHeapBudget(registry: Registry, logger: Logger): HeapBudget | undef
   const collections = new Counter({ name: 'node_address_ccm_heap_budget_collections_total', help: 'Full garbage collections --optimize-for-memory ran because the heap outgrew its budget.', registers: [registry] });
   const seconds = new Counter({ name: 'node_address_ccm_heap_budget_collection_seconds_total', help: 'Time spent in those collections.', registers: [registry] });
   const budget = new HeapBudget({
-    budgetBytes: HEAP_BUDGET_BYTES, intervalMs: 250, clock: realClock, collect: gc as () => void,
+    budgetBytes: HEAP_BUDGET_BYTES, steadyBudgetBytes: STEADY_HEAP_BUDGET_BYTES, intervalMs: 250, clock: realClock, collect: gc as () => void,
     heapUsed: () => getHeapStatistics().used_heap_size,
     setGrowingPercent: (percent) => setFlagsFromString(`--heap-growing-percent=${percent}`),
     onCollect: ({ beforeBytes, afterBytes, ms }) => {
@@ -141,7 +144,7 @@ export async function startProcess(options: RunOptions, logger: Logger, deps: Ma
   if (heapBudget) {
     manager.beforeLargeAllocation = () => heapBudget.settle(SETTLE_MARGIN_BYTES);
     manager.afterCacheFilled = () => {
-      if (heapBudget.steady()) logger.info({ growingPercent: STEADY_GROWING_PERCENT, budgetMiB: HEAP_BUDGET_BYTES / 2 ** 20 }, `heap budget: caches filled; V8 now starts its own collections at ${STEADY_GROWING_PERCENT}% growth, the budget stays the backstop`);
+      if (heapBudget.steady()) logger.info({ growingPercent: STEADY_GROWING_PERCENT, budgetMiB: STEADY_HEAP_BUDGET_BYTES / 2 ** 20 }, `heap budget: caches filled; V8 now starts its own collections at ${STEADY_GROWING_PERCENT}% growth, the budget stays the backstop`);
     };
   }
   const abort = new AbortController();
