@@ -56,9 +56,11 @@ function invalid(annotation: string, err: unknown): NodeAddressDecision {
 
 export function decideNodeAddresses(input: NodeAddressInputs, phase: NodeAddressPhase): NodeAddressDecision {
   const { annotation, cloudAddresses, allowDualStack } = input;
-  if (phase === 'initialize' && annotation !== undefined) {
-    // Checked against the cloud's addresses alone: the kubelet's Hostname is no proof that the
-    // cloud knows the node IP, and an empty list satisfies no annotation.
+  const { considered, mirrored } = withKubeletHostnames(cloudAddresses, input.nodeAddresses);
+  // Checked against the cloud's addresses alone: the kubelet's Hostname is no proof that the
+  // cloud knows the node IP, and an empty list satisfies no annotation. When no Hostname was
+  // mirrored, the selection below reads that very list and fails the same way: one reading.
+  if (phase === 'initialize' && annotation !== undefined && (cloudAddresses.length === 0 || mirrored.size > 0)) {
     try {
       explainNodeAddresses(annotation, cloudAddresses, { allowDualStack });
     } catch (err) {
@@ -66,7 +68,6 @@ export function decideNodeAddresses(input: NodeAddressInputs, phase: NodeAddress
     }
   }
   if (cloudAddresses.length === 0) return { kind: 'noCloudAddresses' };
-  const { considered, mirrored } = withKubeletHostnames(cloudAddresses, input.nodeAddresses);
   let explanation: NodeAddressExplanation;
   try {
     explanation = explainNodeAddresses(annotation, considered, { allowDualStack });
