@@ -43,7 +43,7 @@ export interface RunningProcess {
 const HEAP_BUDGET_BYTES = 32 * 2 ** 20;
 
 /** The budget once V8 collects on its own (HeapBudget.steady): a backstop past where V8 starts. */
-const STEADY_HEAP_BUDGET_BYTES = 64 * 2 ** 20;
+const STEADY_HEAP_BUDGET_BYTES = 48 * 2 ** 20;
 
 /** Before the audit's copy of every node: collect if more than this is garbage (a few MiB is not worth a collection). */
 const SETTLE_MARGIN_BYTES = 8 * 2 ** 20;
