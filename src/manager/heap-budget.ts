@@ -10,9 +10,9 @@
 // one when the old generation is STEADY_GROWING_PERCENT past what was live, and V8's own
 // collections mark on another thread. The budget's blocking ones took a tenth of the main thread
 // while 10,000 nodes joined (eight of 230 ms in 18 s). The budget stays as the backstop, wider
-// (steadyBudgetBytes): V8's collections leave more behind than a full one does, so at the first
-// budget it still collected every 2–3 s, each time on top of V8's marking in progress (which
-// gc() first finishes, then collects again). Not during the first LIST: V8 marking nearly all
+// (steadyBudgetBytes): V8's collections leave more behind than a full one does, so at 32 MiB it
+// still collected every 2–3 s, each time on top of V8's marking in progress (which gc() first
+// finishes, then collects again). Not during the first LIST: V8 marking nearly all
 // through it at that factor made the LIST 70% slower. Pure: the heap reading, the collection,
 // V8's setting and the clock are passed in.
 import type { Clock, ClockTimer } from '../kube/clock.js';
@@ -64,8 +64,9 @@ export class HeapBudget {
   }
 
   /**
-   * The caches are filled: from now on V8 starts its own collections early (see the file comment).
-   * Once; returns whether this call did it.
+   * The caches are filled: from now on V8 starts its own collections early and the budget is
+   * steadyBudgetBytes (see the file comment). Once; returns whether this call did it. Without a
+   * way to tell V8, nothing changes.
    */
   steady(): boolean {
     if (this.#steady || !this.#o.setGrowingPercent) return false;
