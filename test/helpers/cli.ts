@@ -42,7 +42,7 @@ export function runProcess(bin: string, args: string[], options: RunOptions = {}
 
 export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
   if (!existsSync(cliPath)) {
-    throw new Error(`${cliPath} is missing: run "npm run build" first (npm test does it in pretest)`);
+    throw new Error(`${cliPath} is missing: run "npm run build" first (npm test builds it)`);
   }
   return runProcess(process.execPath, [cliPath, ...args], { ...options, cwd: options.cwd ?? repoRoot, env: { ...process.env, ...options.env } });
 }

@@ -19,7 +19,7 @@ export interface ControllerProcess {
 const MAX_OUTPUT = 2_000_000;
 
 export function startControllerManager(args: string[], options: { env?: NodeJS.ProcessEnv } = {}): ControllerProcess {
-  if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: run "npm run build" first (npm test does it in pretest)`);
+  if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: run "npm run build" first (npm test builds it)`);
   const child: ChildProcess = spawn(process.execPath, [cliPath, 'run', ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...options.env },
