@@ -2,12 +2,12 @@
 // server double with the fake provider (no latency), and one address refresh over 50,000
 // initialised nodes. The double runs in the same process, so RSS covers both.
 import { FakeCloudProvider } from '../providers/fake/fake.js';
-import { hasUninitializedTaint, nodePodCIDRs, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../src/controllers/node.js';
+import { hasUninitializedTaint, nodePodCIDRs, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../src/model/node.js';
 import { kubeConfigFromString } from '../src/kube/client.js';
 import { ControllerManager } from '../src/manager/manager.js';
 import { resolveRunOptions } from '../src/manager/options.js';
 import { startApiServerDouble, type ApiServerDouble } from '../src/sim/apiserver/server.js';
-import type { NodeAddress } from '../src/nodeip/types.js';
+import type { NodeAddress } from '../src/model/node-address.js';
 
 const USER_AGENT = 'node-address-ccm-bench';
 

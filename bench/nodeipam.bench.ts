@@ -5,7 +5,7 @@
 // one PATCH each), and with cloud-node (tainted nodes: the blocks go in cloud-node's untainting
 // write, so node-ipam writes nothing extra).
 import { FakeCloudProvider } from '../providers/fake/fake.js';
-import { nodePodCIDRs, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../src/controllers/node.js';
+import { nodePodCIDRs, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../src/model/node.js';
 import { kubeConfigFromString } from '../src/kube/client.js';
 import { ControllerManager } from '../src/manager/manager.js';
 import { resolveRunOptions, type RawRunFlags } from '../src/manager/options.js';

@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { NodeIPAMController } from '../src/controllers/nodeipam/controller.js';
 import { FlagsPoolSource } from '../src/controllers/nodeipam/pool-source.js';
-import type { NodeObject } from '../src/controllers/node.js';
+import type { NodeObject } from '../src/model/node.js';
 import type { NodeCache, NodeHandlers } from '../src/controllers/seams.js';
 
 function nodes(count: number): NodeObject[] {

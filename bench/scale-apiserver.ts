@@ -4,7 +4,7 @@
 // benchmark over stdin/stdout, one JSON object a line.
 import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../src/controllers/node.js';
+import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../src/model/node.js';
 import { startApiServerDouble } from '../src/sim/apiserver/server.js';
 import { realisticNode } from '../src/sim/realistic-node.js';
 

@@ -1,7 +1,7 @@
 // The one small interface every cloud adapter implements. It is batched by design: the
 // controllers ask about many nodes at once, and an adapter answers each node with exactly one of
 // three outcomes, so one slow or broken instance never hides the answers for the others.
-import type { NodeAddress } from '../src/nodeip/types.js';
+import type { NodeAddress } from '../src/model/node-address.js';
 
 /** What the controllers know about a node when they ask the cloud. */
 export interface NodeRef {

@@ -1,7 +1,7 @@
 // EC2 instance → node addresses, in the order cloud-provider-aws produces them, so nodes keep the
 // same addresses when they move to this controller. Pure: takes the SDK's Instance shape.
 import type { Instance, InstanceNetworkInterface } from '@aws-sdk/client-ec2';
-import type { NodeAddress } from '../../src/nodeip/types.js';
+import type { NodeAddress } from '../../src/model/node-address.js';
 import { canonicalIP } from '../../src/nodeip/ip.js';
 
 export type AWSIPFamily = 'ipv4' | 'ipv6';

@@ -2,7 +2,7 @@
 // CloudAllocator takes from the cloud. No I/O here: the provider feeds it what the API returned.
 import { isIPv4, isIPv6 } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { NodeAddress } from '../../src/nodeip/types.js';
+import type { NodeAddress } from '../../src/model/node-address.js';
 
 export type GceStackType = 'IPV4' | 'IPV4_IPV6' | 'IPV6';
 export const GCE_STACK_TYPES: readonly GceStackType[] = ['IPV4', 'IPV4_IPV6', 'IPV6'];

@@ -1,6 +1,6 @@
 // Pure mapping from a Docker Engine container inspect object to a kind node's addresses.
 import { isIPv4, isIPv6 } from 'node:net';
-import type { NodeAddress } from '../../src/nodeip/types.js';
+import type { NodeAddress } from '../../src/model/node-address.js';
 import { checkOverrideAddress, type KindAddressOverride, type KindOverrides } from './overrides.js';
 
 export const KIND_CLUSTER_LABEL = 'io.x-k8s.kind.cluster';

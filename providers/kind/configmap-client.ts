@@ -2,7 +2,11 @@
 // module of their own, so a bundle keeps only CoreV1Api (not every API group) and only in the
 // kind provider's chunk.
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import type { ConfigMapReader } from './provider.js';
+
+/** Minimal ConfigMap reader, so the loader works with any client that has this one call. */
+export interface ConfigMapReader {
+  readNamespacedConfigMap(param: { name: string; namespace: string }): Promise<{ data?: Record<string, string> }>;
+}
 
 /** CoreV1Api from --cloud-config's kubeconfig, or client-node's default chain when absent. */
 export function configMapReader(kubeconfig?: string): ConfigMapReader {

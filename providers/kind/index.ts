@@ -16,7 +16,8 @@ export type { KindConfig, KindConfigMapRef } from './config.js';
 export { DockerClient, DockerApiError } from './docker.js';
 export type { DockerContainerSummary } from './docker.js';
 export { KindProvider, fileOverridesLoader, configMapOverridesLoader, overridesLoaderFor } from './provider.js';
-export type { OverridesLoader, ConfigMapReader } from './provider.js';
+export type { OverridesLoader } from './provider.js';
+export type { ConfigMapReader } from './configmap-client.js';
 
 /** Builds the kind provider from --cloud-config (YAML, see config.ts). */
 export async function createKindProvider(options: ProviderOptions): Promise<CloudProvider> {

@@ -10,7 +10,7 @@
 import { isIP } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { NODE_ADDRESS_TYPES, type NodeAddress, type NodeAddressType } from '../../src/nodeip/types.js';
+import { NODE_ADDRESS_TYPES, type NodeAddress, type NodeAddressType } from '../../src/model/node-address.js';
 
 export type KindOverrideMode = 'append' | 'replace';
 

@@ -9,17 +9,13 @@ import type { KindConfig, KindConfigMapRef } from './config.js';
 import { DockerApiError, DockerClient, type DockerContainerSummary } from './docker.js';
 import { parseKindOverrides, type KindOverrides } from './overrides.js';
 import { formatKindProviderID, parseKindProviderID } from './provider-id.js';
+import type { ConfigMapReader } from './configmap-client.js';
 
 /** Reads the overrides document; empty when none is configured. */
 export type OverridesLoader = (signal?: AbortSignal) => Promise<KindOverrides>;
 
 export function fileOverridesLoader(path: string): OverridesLoader {
   return async () => parseKindOverrides(await readFile(path, 'utf8'), path);
-}
-
-/** Minimal ConfigMap reader, so the loader works with any client that has this one call. */
-export interface ConfigMapReader {
-  readNamespacedConfigMap(param: { name: string; namespace: string }): Promise<{ data?: Record<string, string> }>;
 }
 
 export function configMapOverridesLoader(api: ConfigMapReader, ref: KindConfigMapRef, logger?: ProviderLogger): OverridesLoader {

@@ -3,9 +3,9 @@
 import { parseCIDRList } from '../ipam/cidr.js';
 import type { KubeClient } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
-import { CLUSTERCIDRS, NODES, type KubeObject } from '../kube/types.js';
-import type { NodeObject } from '../controllers/node.js';
-import { servedServiceCIDRResource, type ServiceCIDRObject } from '../controllers/nodeipam/servicecidr-source.js';
+import { servedServiceCIDRResource } from '../kube/discovery.js';
+import { CLUSTERCIDRS, NODES, type KubeObject, type ServiceCIDRObject } from '../kube/types.js';
+import type { NodeObject } from '../model/node.js';
 import type { AuditInput } from './findings.js';
 import { auditClusterCIDR, auditNode, auditServiceCIDR, type ClusterCIDRObjectLike } from './objects.js';
 

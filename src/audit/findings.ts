@@ -5,15 +5,7 @@
 //
 // It sees what the API shows: `spec.podCIDRs`, not what a CNI with its own IPAM hands out.
 import { CIDRParseError, cidrContains, parseCIDR, type CIDR } from '../ipam/cidr.js';
-
-/**
- * Written by the node IPAM controller (and the cloud node controller's initialising write) in the
- * same PATCH as `spec.podCIDRs`: the pool the blocks came from (`cloud` for CloudAllocator). A node
- * with pod CIDRs and without it got them from some other writer.
- */
-export const POD_CIDR_POOL_ANNOTATION = 'ipam.node-address-ccm.io/pool';
-/** The annotation's value for ranges the cloud provider owns (CloudAllocator). */
-export const CLOUD_POOL = 'cloud';
+import { POD_CIDR_POOL_ANNOTATION } from '../model/node.js';
 
 export interface AuditNode {
   name: string;

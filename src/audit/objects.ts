@@ -1,8 +1,7 @@
 // Plain API objects → audit inputs. Pure; shared by the `audit` command (from lists) and the node
 // IPAM controller (from its caches).
-import type { NodeObject } from '../controllers/node.js';
-import { nodePodCIDRs } from '../controllers/node.js';
-import { POD_CIDR_POOL_ANNOTATION, type AuditNode, type AuditPool, type AuditServiceRange } from './findings.js';
+import { nodePodCIDRs, POD_CIDR_POOL_ANNOTATION, type NodeObject } from '../model/node.js';
+import type { AuditNode, AuditPool, AuditServiceRange } from './findings.js';
 
 export interface ClusterCIDRObjectLike {
   metadata: { name: string; deletionTimestamp?: string | null; [k: string]: unknown };

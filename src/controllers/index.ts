@@ -15,15 +15,10 @@ export { FlagsPoolSource, SERVICE_RANGE_EXCLUSION, type PoolSource, type FlagsSo
 export { ipamMetricsSink } from './nodeipam/metrics.js';
 export type { PoolSourceHooks, EventObjectRef } from './nodeipam/pool-source.js';
 export { ClusterCIDRSource, CLUSTER_CIDR_FINALIZER, ClusterCIDREventReason, type ClusterCIDRSourceOptions, type ClusterCIDRObject } from './nodeipam/clustercidr-source.js';
-export { ServiceCIDRSource, servedServiceCIDRResource, SERVICECIDRS_V1BETA1, SERVICE_OVERLAP_METRIC, ServiceCIDREventReason, type ServiceCIDRSourceOptions } from './nodeipam/servicecidr-source.js';
+export { ServiceCIDRSource, SERVICE_OVERLAP_METRIC, ServiceCIDREventReason, type ServiceCIDRSourceOptions } from './nodeipam/servicecidr-source.js';
 export { planFlagsMirror, CREATED_FROM_FLAGS_PREFIX, type MirrorPlan } from './nodeipam/flags-mirror.js';
 export { CloudRangeIndex, cloudRangesFromProvider, recordCloudRanges, networkAvailablePatch, NETWORK_UNAVAILABLE, ROUTE_CREATED, type CloudRanges, type CloudRangeResult, type CloudClash } from './nodeipam/cloud-allocator.js';
 export { AuditLoop, AUDIT_FINDINGS_METRIC, AUDIT_EVENT_REASON, type AuditLoopOptions } from './nodeipam/audit-loop.js';
 export { cloudNodeMetrics, type CloudNodeMetrics } from './metrics.js';
 export { betaToGALabelUpdates, isReservedLabelKey, labelKeyProblem, labelValueProblem, BETA_TO_GA_LABELS } from './labels.js';
-export {
-  UNINITIALIZED_TAINT_KEY, hasUninitializedTaint, taintsWithoutUninitialized, providedNodeIP, nodePodCIDRs, sameAddresses,
-  LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA, LABEL_ZONE, LABEL_ZONE_BETA, LABEL_REGION, LABEL_REGION_BETA,
-  type NodeObject, type Taint,
-} from './node.js';
 export type { NodeCache, NodeHandlers, NodeEventSink, NodeWriter, NodeDeleter } from './seams.js';

@@ -4,7 +4,7 @@ import { goQuote } from '../nodeip/go-text.js';
 import {
   LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA, LABEL_REGION, LABEL_REGION_BETA, LABEL_ZONE, LABEL_ZONE_BETA,
   type NodeObject,
-} from './node.js';
+} from '../model/node.js';
 
 /**
  * Cloud labels never applied: keys in the kubernetes.io / k8s.io namespaces or their subdomains.

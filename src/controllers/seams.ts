@@ -1,7 +1,7 @@
 // The narrow interfaces the controllers depend on, so the loops stay thin and testable: a node
 // cache fed by a supervised watch, an event sink, and node writes. The manager adapts the runtime
 // (src/kube) to these.
-import type { NodeObject } from './node.js';
+import type { NodeObject } from '../model/node.js';
 
 export interface NodeHandlers {
   add?(node: NodeObject): void;

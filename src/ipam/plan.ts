@@ -2,7 +2,7 @@
 // Existing pod CIDRs are restored first, in the controller's order (oldest node first, then by
 // name) and read as the controller reads them (spec.podCIDR when spec.podCIDRs is empty), so a
 // conflict has the same winner; then the other nodes are allocated in input order.
-import { nodePodCIDRs } from '../controllers/node.js';
+import { nodePodCIDRs } from '../model/node.js';
 import { PodCIDRAllocator, CIDRNotAvailableError, type ExclusionConflict, type PoolStats } from './allocator.js';
 import { parseClusterCIDR, type ClusterCIDR } from './clustercidr.js';
 import { flagsPoolToClusterCIDR, parseFlagsPool, type FlagsInput } from './flags.js';

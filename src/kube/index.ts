@@ -1,9 +1,10 @@
 // Kubernetes client runtime: clock, rate limiting, work queue, API client, watcher, events,
-// leader election and health endpoints.
+// and leader election.
 export * from './clock.js';
 export * from './ratelimit.js';
 export * from './workqueue.js';
 export * from './types.js';
+export * from './discovery.js';
 export * from './errors.js';
 export * from './client.js';
 export * from './emitter.js';
@@ -11,4 +12,3 @@ export * from './watcher.js';
 export * from './time.js';
 export * from './leader.js';
 export * from './events.js';
-export * from './health.js';

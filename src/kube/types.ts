@@ -76,6 +76,11 @@ export const LEASES: ResourceType = { group: 'coordination.k8s.io', version: 'v1
 export const CLUSTERCIDRS: ResourceType = { group: 'networking.x-k8s.io', version: 'v1', plural: 'clustercidrs', namespaced: false };
 /** ServiceCIDR, GA in networking.k8s.io/v1 since Kubernetes 1.33. */
 export const SERVICECIDRS: ResourceType = { group: 'networking.k8s.io', version: 'v1', plural: 'servicecidrs', namespaced: false };
+export const SERVICECIDRS_V1BETA1: ResourceType = { ...SERVICECIDRS, version: 'v1beta1' };
+
+export interface ServiceCIDRObject extends KubeObject {
+  spec?: { cidrs?: string[] };
+}
 
 export interface LeaseObject extends KubeObject {
   spec?: {

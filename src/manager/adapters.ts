@@ -2,7 +2,7 @@
 import type { KubeClient } from '../kube/client.js';
 import type { Watcher } from '../kube/watcher.js';
 import { NODES, type KubeObject } from '../kube/types.js';
-import type { NodeObject } from '../controllers/node.js';
+import type { NodeObject } from '../model/node.js';
 import type { NodeCache, NodeDeleter, NodeHandlers, NodeWriter } from '../controllers/seams.js';
 
 type WatchedNode = NodeObject & KubeObject;

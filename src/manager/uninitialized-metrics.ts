@@ -2,7 +2,7 @@
 // oldest has: read from the node cache when /metrics is scraped, so an alert can fire on a node
 // stuck for minutes even while new nodes keep arriving (a count alone would stay above zero).
 import { Gauge, type Registry } from 'prom-client';
-import { hasUninitializedTaint, type NodeObject } from '../controllers/node.js';
+import { hasUninitializedTaint, type NodeObject } from '../model/node.js';
 
 export const UNINITIALIZED_NODES_METRIC = 'node_controller_uninitialized_nodes';
 export const OLDEST_UNINITIALIZED_METRIC = 'node_controller_oldest_uninitialized_node_age_seconds';

@@ -5,7 +5,7 @@ import { NodeIPError } from './errors.js';
 import { goQuote } from './go-text.js';
 import { isUnspecifiedIP, parseIPSloppy } from './ip.js';
 import { describeStack, type StackName } from './stack.js';
-import type { NodeAddress, NodeAddressType } from './types.js';
+import type { NodeAddress, NodeAddressType } from '../model/node-address.js';
 
 export type KeptReasonCode = 'matched-node-ip' | 'type-not-claimed' | 'no-node-ip';
 

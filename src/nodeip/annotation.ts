@@ -4,8 +4,8 @@ import { NodeIPError } from './errors.js';
 import { goQuote, goTrimSpace } from './go-text.js';
 import { isUnspecifiedIP, parseIPSloppy, type ParsedIP } from './ip.js';
 
-/** Annotation kubelet sets when it runs with --cloud-provider=external and a specific --node-ip. */
-export const PROVIDED_NODE_IP_ANNOTATION = 'alpha.kubernetes.io/provided-node-ip';
+// The annotation's name is part of the Node model; parsed here.
+export { PROVIDED_NODE_IP_ANNOTATION } from '../model/node.js';
 
 /** Checks shared by both readers, in the order Kubernetes applies them. */
 function checkNodeIPList(ips: ParsedIP[], allowDualStack: boolean): void {

@@ -9,7 +9,7 @@
 //    same selection, and an annotation that no longer matches only leaves the addresses alone.
 import { explainNodeAddresses, type NodeAddressExplanation } from './addresses.js';
 import { NodeIPError } from './errors.js';
-import type { NodeAddress } from './types.js';
+import type { NodeAddress } from '../model/node-address.js';
 
 export interface NodeAddressInputs {
   /** The provided-node-ip annotation's value; undefined when the key is absent (empty counts as present). */

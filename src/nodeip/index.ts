@@ -1,5 +1,3 @@
-export type { NodeAddress, NodeAddressType } from './types.js';
-export { NODE_ADDRESS_TYPES } from './types.js';
 export { NodeIPError } from './errors.js';
 export { goQuote, goTrimSpace } from './go-text.js';
 export { parseIPSloppy, ipFamilyOf, isUnspecifiedIP, sameIP, canonicalIP, type IPFamily, type ParsedIP } from './ip.js';

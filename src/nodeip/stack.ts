@@ -1,7 +1,7 @@
 // Names the IP stack a node ends up with, judged the way consumers of node.status.addresses do:
 // from the first InternalIP or ExternalIP of each family, the earlier one being primary.
 import { parseIPSloppy, type IPFamily } from './ip.js';
-import type { NodeAddress } from './types.js';
+import type { NodeAddress } from '../model/node-address.js';
 
 export type StackName = 'single-stack IPv4' | 'single-stack IPv6' | 'dual-stack IPv4-primary' | 'dual-stack IPv6-primary' | 'none';
 

@@ -1,8 +1,8 @@
 // A Node shaped like a real cluster's (about 12 KB of JSON): 50 images, 5 conditions, nodeInfo,
 // capacity, managedFields from three writers, daemon endpoints. Scale benchmarks and the node
 // transform tests use it, because figures from tiny objects say nothing about a real cache.
-import { PROVIDED_NODE_IP_ANNOTATION, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../controllers/node.js';
-import { POD_CIDR_POOL_ANNOTATION } from '../audit/findings.js';
+import { PROVIDED_NODE_IP_ANNOTATION, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../model/node.js';
+import { POD_CIDR_POOL_ANNOTATION } from '../model/node.js';
 
 export interface RealisticNodeOptions {
   nodeIP?: string;

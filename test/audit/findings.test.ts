@@ -1,7 +1,8 @@
 // The audit's findings: one table row per kind of finding, the severities, the ordering, and the
 // sweep against a brute-force pairwise check on a generated cluster.
 import { describe, expect, it } from 'vitest';
-import { auditFindings, findingKey, formatAuditReport, POD_CIDR_POOL_ANNOTATION, type AuditInput, type AuditNode } from '../../src/audit/findings.js';
+import { auditFindings, findingKey, formatAuditReport, type AuditInput, type AuditNode } from '../../src/audit/findings.js';
+import { POD_CIDR_POOL_ANNOTATION } from '../../src/model/node.js';
 import { auditNode } from '../../src/audit/objects.js';
 import { cidrsOverlap, parseCIDR } from '../../src/ipam/cidr.js';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
-import { POD_CIDR_POOL_ANNOTATION } from '../../src/audit/findings.js';
+import { POD_CIDR_POOL_ANNOTATION } from '../../src/model/node.js';
 import { createNode } from '../controllers/harness.js';
 import { ip } from '../controllers/builders.js';
 

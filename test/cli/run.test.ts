@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cliPath, repoRoot, runCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/net.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
-import { hasUninitializedTaint, type NodeObject } from '../../src/controllers/node.js';
+import { hasUninitializedTaint, type NodeObject } from '../../src/model/node.js';
 import { createNode } from '../controllers/harness.js';
 import { until } from '../controllers/memory-nodes.js';
 import { STEADY_GROWING_PERCENT } from '../../src/manager/heap-budget.js';

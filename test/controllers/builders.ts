@@ -1,7 +1,7 @@
 // Builders for controller tests: nodes as the API server would return them.
 import type { InstanceMetadata } from '../../providers/types.js';
-import type { NodeAddress } from '../../src/nodeip/types.js';
-import { PROVIDED_NODE_IP_ANNOTATION, UNINITIALIZED_TAINT_KEY, type NodeObject, type Taint } from '../../src/controllers/node.js';
+import type { NodeAddress } from '../../src/model/node-address.js';
+import { PROVIDED_NODE_IP_ANNOTATION, UNINITIALIZED_TAINT_KEY, type NodeObject, type Taint } from '../../src/model/node.js';
 
 export const UNINITIALIZED: Taint = { key: UNINITIALIZED_TAINT_KEY, value: 'true', effect: 'NoSchedule' };
 

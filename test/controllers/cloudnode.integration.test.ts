@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeCloudProvider } from '../../providers/fake/fake.js';
 import { CloudNodeController } from '../../src/controllers/cloudnode/controller.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
-import { hasUninitializedTaint } from '../../src/controllers/node.js';
+import { hasUninitializedTaint } from '../../src/model/node.js';
 import { ip, KEP_DUAL_STACK, KEP_IPV4_ONLY } from './builders.js';
 import { MemoryEvents, until } from './memory-nodes.js';
 import { connect, createNode, isInitialised, storedNode } from './harness.js';

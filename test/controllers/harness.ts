@@ -4,9 +4,9 @@ import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
 import { Watcher } from '../../src/kube/watcher.js';
 import { NODES, type KubeObject } from '../../src/kube/types.js';
 import type { ApiServerDouble } from '../../src/sim/apiserver/server.js';
-import type { NodeObject } from '../../src/controllers/node.js';
+import type { NodeObject } from '../../src/model/node.js';
 import { nodeCacheFromWatcher, nodeWriterFromClient } from '../../src/manager/adapters.js';
-import { hasUninitializedTaint } from '../../src/controllers/node.js';
+import { hasUninitializedTaint } from '../../src/model/node.js';
 import { makeNode, type MakeNodeOptions } from './builders.js';
 
 export function connect(api: ApiServerDouble, userAgent = 'node-address-ccm-test') {

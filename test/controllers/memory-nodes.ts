@@ -1,7 +1,7 @@
 // An in-memory node store for controller unit tests: RFC 7386 merge patches, resourceVersion
 // preconditions (409 like the API server), synchronous handler delivery, and a log of writes.
 import { ApiError } from '../../src/kube/errors.js';
-import type { NodeObject } from '../../src/controllers/node.js';
+import type { NodeObject } from '../../src/model/node.js';
 import type { NodeCache, NodeEventSink, NodeHandlers, NodeWriter, EventType } from '../../src/controllers/seams.js';
 
 function mergePatch(target: unknown, patch: unknown): unknown {

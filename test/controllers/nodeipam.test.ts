@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { NodeIPAMController, restoreOrder } from '../../src/controllers/nodeipam/controller.js';
 import { FlagsPoolSource } from '../../src/controllers/nodeipam/pool-source.js';
-import { nodePodCIDRs } from '../../src/controllers/node.js';
+import { nodePodCIDRs } from '../../src/model/node.js';
 import { makeNode } from './builders.js';
 import { FakeClock } from '../../src/kube/clock.js';
 import { MemoryEvents, MemoryNodes, until } from './memory-nodes.js';

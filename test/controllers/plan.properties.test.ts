@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { buildExplainReport } from '../../src/cli/commands/explain-report.js';
 import { planInitialization } from '../../src/controllers/cloudnode/plan.js';
-import { NODE_ADDRESS_TYPES, NodeIPError, parseIPSloppy, parseNodeIPAnnotation, type NodeAddress } from '../../src/nodeip/index.js';
+import { NODE_ADDRESS_TYPES, type NodeAddress } from '../../src/model/node-address.js';
+import { NodeIPError, parseIPSloppy, parseNodeIPAnnotation } from '../../src/nodeip/index.js';
 import { makeMetadata, makeNode } from './builders.js';
 
 const ipText = fc.constantFrom('10.0.0.1', '10.0.0.2', '010.0.0.2', '::ffff:10.0.0.1', '0.0.0.0', 'fd00::1', 'FD00:0::2', 'fd00::2', '::');

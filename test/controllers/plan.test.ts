@@ -4,8 +4,8 @@ import {
   type InitWrite,
 } from '../../src/controllers/cloudnode/plan.js';
 import { betaToGALabelUpdates, isReservedLabelKey } from '../../src/controllers/labels.js';
-import { hasUninitializedTaint, providedNodeIP, sameAddresses } from '../../src/controllers/node.js';
-import type { NodeAddress } from '../../src/nodeip/types.js';
+import { hasUninitializedTaint, providedNodeIP, sameAddresses } from '../../src/model/node.js';
+import type { NodeAddress } from '../../src/model/node-address.js';
 import { ip, KEP_DUAL_STACK, KEP_IPV4_ONLY, makeMetadata, makeNode, UNINITIALIZED } from './builders.js';
 
 const v = (...a: string[]): string[] => a;

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CLUSTERCIDRS, NODES } from '../../src/kube/types.js';
-import type { NodeAddress } from '../../src/nodeip/types.js';
+import type { NodeAddress } from '../../src/model/node-address.js';
 import { cidrWithin, E2ECluster, podCIDRsOf } from './support/cluster.js';
 import { runCapabilities, type ControllerProcess } from './support/controller.js';
 import { DOUBLE_CLUSTER_CIDRS, startDoubleTarget, type DoubleTarget, type StaticNodeEntry } from './support/double.js';

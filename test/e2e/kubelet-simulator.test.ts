@@ -17,7 +17,7 @@ import {
   startKubelet,
   type KubeletConfig,
 } from '../../src/sim/kubelet/index.js';
-import type { NodeObject } from '../../src/controllers/node.js';
+import type { NodeObject } from '../../src/model/node.js';
 
 const ANN = 'alpha.kubernetes.io/provided-node-ip';
 const UNINIT = { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' };

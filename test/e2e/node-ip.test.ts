@@ -6,7 +6,7 @@
 // $KUBECONFIG (deploy/kind/e2e.sh), whose nodes were registered by real kubelets.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NodeAddress } from '../../src/nodeip/types.js';
+import type { NodeAddress } from '../../src/model/node-address.js';
 import { KubeletStartError, registerNode, registrationNode, restartKubelet, type KubeletConfig } from '../../src/sim/kubelet/index.js';
 import { annotationOf, checkPodCIDRs, expectNodeOutcome, warningEvent } from './support/assert.js';
 import { DOUBLE_CASES, KEP_DUAL, MALFORMED_NODE_IPS, REASON_INVALID_NODE_IP, kindNodeCases, realClusterExpectation, type NodeIPCase } from './support/cases.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeCloudProvider } from '../../providers/fake/fake.js';
 import { resolveRunOptions, type RawRunFlags } from '../../src/manager/options.js';
 import { useManagerCluster } from '../helpers/manager-double.js';
-import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../src/controllers/node.js';
+import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../src/model/node.js';
 import { ip } from '../controllers/builders.js';
 import { until } from '../controllers/memory-nodes.js';
 import { createNode } from '../controllers/harness.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { registerUninitializedNodeMetrics, uninitializedSummary } from '../../src/manager/uninitialized-metrics.js';
-import type { NodeObject } from '../../src/controllers/node.js';
+import type { NodeObject } from '../../src/model/node.js';
 import { makeNode } from '../controllers/builders.js';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');

@@ -1,12 +1,7 @@
 import { describe, it, expect } from 'vitest';
+import { type NodeAddress } from '../../src/model/node-address.js';
 import {
-  describeStack,
-  explainNodeAddresses,
-  NodeIPError,
-  nodeAddressesFromNodeIP,
-  nodeAddressesFromNodeIPLegacy,
-  parseKubeletNodeIPFlag,
-  type NodeAddress,
+  describeStack, explainNodeAddresses, NodeIPError, nodeAddressesFromNodeIP, nodeAddressesFromNodeIPLegacy, parseKubeletNodeIPFlag,
 } from '../../src/nodeip/index.js';
 
 const int = (address: string): NodeAddress => ({ type: 'InternalIP', address });

@@ -5,7 +5,8 @@
 // decision must be the same.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NODE_ADDRESS_TYPES, NodeIPError, decideNodeAddresses, explainNodeAddresses, type NodeAddress, type NodeAddressDecision, type NodeAddressInputs, type NodeAddressPhase } from '../../src/nodeip/index.js';
+import { NODE_ADDRESS_TYPES, type NodeAddress } from '../../src/model/node-address.js';
+import { NodeIPError, decideNodeAddresses, explainNodeAddresses, type NodeAddressDecision, type NodeAddressInputs, type NodeAddressPhase } from '../../src/nodeip/index.js';
 
 function reference(input: NodeAddressInputs, phase: NodeAddressPhase): NodeAddressDecision {
   const { annotation, cloudAddresses, allowDualStack } = input;

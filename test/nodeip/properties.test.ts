@@ -1,13 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
+import { NODE_ADDRESS_TYPES, type NodeAddress } from '../../src/model/node-address.js';
 import {
-  NODE_ADDRESS_TYPES,
-  NodeIPError,
-  nodeAddressesFromNodeIP,
-  parseIPSloppy,
-  parseKubeletNodeIPFlag,
-  parseNodeIPAnnotation,
-  type NodeAddress,
+  NodeIPError, nodeAddressesFromNodeIP, parseIPSloppy, parseKubeletNodeIPFlag, parseNodeIPAnnotation,
 } from '../../src/nodeip/index.js';
 
 // IP texts in the odd spellings the parser must accept, plus near-misses it must reject.

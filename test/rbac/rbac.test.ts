@@ -24,7 +24,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRbacYaml, withBootstrapRoles, type DetailedCounterRow, type FaultHandle, type RbacPolicy } from '../../src/sim/apiserver/index.js';
-import type { NodeAddress } from '../../src/nodeip/types.js';
+import type { NodeAddress } from '../../src/model/node-address.js';
 import { repoRoot } from '../helpers/cli.js';
 import { E2ECluster, hasTaint, podCIDRsOf, UNINITIALIZED_TAINT_KEY } from '../e2e/support/cluster.js';
 import { startControllerManager, type ControllerProcess } from '../e2e/support/controller.js';

@@ -4,17 +4,9 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { USAGE_EXIT_CODE, UsageError } from '../exit-codes.js';
 import { FeatureGateError, featureGateWarnings, parseFeatureGates } from '../../featuregates/index.js';
+import { NODE_ADDRESS_TYPES, type NodeAddress, type NodeAddressType } from '../../model/node-address.js';
 import {
-  decideNodeAddresses,
-  goQuote,
-  NODE_ADDRESS_TYPES,
-  NodeIPError,
-  nodeStackIPs,
-  parseKubeletNodeIPFlag,
-  PROVIDED_NODE_IP_ANNOTATION,
-  type NodeAddress,
-  type NodeAddressType,
-  type StackName,
+  decideNodeAddresses, goQuote, NodeIPError, nodeStackIPs, parseKubeletNodeIPFlag, PROVIDED_NODE_IP_ANNOTATION, type StackName,
 } from '../../nodeip/index.js';
 
 const UNINITIALIZED_TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';

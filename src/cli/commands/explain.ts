@@ -2,8 +2,8 @@
 // why each cloud address is kept or dropped, without touching a cluster. Only the flags live here;
 // the work (YAML, the node-IP decision) is imported when the command runs, so --help stays light.
 import { Option, type Command } from 'commander';
-import { PROVIDED_NODE_IP_ANNOTATION } from '../../controllers/node.js';
-import { NODE_ADDRESS_TYPES } from '../../nodeip/types.js';
+import { PROVIDED_NODE_IP_ANNOTATION } from '../../model/node.js';
+import { NODE_ADDRESS_TYPES } from '../../model/node-address.js';
 import type { ExplainOptions } from './explain-report.js';
 
 function collect(value: string, previous: string[]): string[] {

@@ -4,7 +4,7 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../../log.js';
-import { HealthServer } from '../../kube/health.js';
+import { HealthServer } from '../../serving/health.js';
 import { ControllerManager, type ManagerDeps } from '../../manager/manager.js';
 import { HeapBudget, STEADY_GROWING_PERCENT } from '../../manager/heap-budget.js';
 import { realClock } from '../../kube/clock.js';

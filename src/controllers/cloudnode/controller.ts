@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from '../../log.js';
 import { forEachLimited } from '../../util/limit.js';
 import { betaToGALabelUpdates } from '../labels.js';
 import { cloudNodeMetrics, type CloudNodeMetrics } from '../metrics.js';
-import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../node.js';
+import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../model/node.js';
 import type { PodCIDRClaims } from '../nodeipam/claims.js';
 import type { NodeCache, NodeEventSink, NodeWriter } from '../seams.js';
 import {

@@ -2,14 +2,14 @@
 // CloudDualStackNodeIPs gate, what to write (or why the node stays tainted). No I/O here; the
 // controller turns a plan into at most two API writes and one event.
 import type { InstanceMetadata } from '../../../providers/types.js';
-import { POD_CIDR_POOL_ANNOTATION } from '../../audit/findings.js';
+import { POD_CIDR_POOL_ANNOTATION } from '../../model/node.js';
 import { decideNodeAddresses, goQuote, type NodeAddressPhase } from '../../nodeip/index.js';
-import type { NodeAddress } from '../../nodeip/types.js';
+import type { NodeAddress } from '../../model/node-address.js';
 import {
   LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA, LABEL_REGION, LABEL_REGION_BETA, LABEL_ZONE, LABEL_ZONE_BETA,
   providedNodeIP, sameAddresses, taintsWithoutUninitialized,
   type NodeObject, type Taint,
-} from '../node.js';
+} from '../../model/node.js';
 import { isReservedLabelKey, labelKeyProblem, labelValueProblem } from '../labels.js';
 
 /** Event reasons the cloud node controller emits. */

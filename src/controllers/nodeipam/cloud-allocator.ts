@@ -6,7 +6,7 @@
 // builds the node writes: spec.podCIDRs, then the NetworkUnavailable=False/RouteCreated condition.
 import type { CloudProvider, InstanceMetadata, InstanceResult } from '../../../providers/types.js';
 import { CIDRParseError, cidrsOverlap, cidrSize, formatCIDR, parseCIDR, prefixMask, type CIDR, type PodCIDRAllocator } from '../../ipam/index.js';
-import type { NodeObject } from '../node.js';
+import type { NodeObject } from '../../model/node.js';
 import type { Registry } from 'prom-client';
 import { realClock, type Clock } from '../../kube/clock.js';
 import { cloudNodeMetrics } from '../metrics.js';

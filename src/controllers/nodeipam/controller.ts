@@ -6,7 +6,7 @@
 import type { Registry } from 'prom-client';
 import { CIDRNotAvailableError, PodCIDRAllocator } from '../../ipam/index.js';
 import { restoreOrder } from '../../ipam/restore-order.js';
-import { CLOUD_POOL, POD_CIDR_POOL_ANNOTATION } from '../../audit/findings.js';
+import { CLOUD_POOL, POD_CIDR_POOL_ANNOTATION } from '../../model/node.js';
 import { realClock, type Clock } from '../../kube/clock.js';
 import { isConflict, isInvalid, isNotFound, writeOutcome } from '../../kube/errors.js';
 import { runBatchWorkers, runWorkers, WorkQueue, type BatchResult, type WorkerPool } from '../../kube/workqueue.js';
@@ -14,7 +14,7 @@ import { silentLogger, type Logger } from '../../log.js';
 import { forEachChunked } from '../../util/yield.js';
 import { forEachLimited } from '../../util/limit.js';
 import { abortable } from '../../util/abort.js';
-import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../node.js';
+import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../model/node.js';
 import type { NodeCache, NodeEventSink, NodeWriter } from '../seams.js';
 import type { PodCIDRClaimRequest, PodCIDRClaimResult, PodCIDRClaims } from './claims.js';
 import { ipamMetricsSink } from './metrics.js';

@@ -8,38 +8,14 @@ import { Gauge, type Registry } from 'prom-client';
 import type { PodCIDRAllocator, ExclusionConflict } from '../../ipam/index.js';
 import { parseCIDRList } from '../../ipam/cidr.js';
 import type { KubeClient } from '../../kube/client.js';
-import { isNotFound } from '../../kube/errors.js';
-import { SERVICECIDRS, withoutManagedFields, type KubeObject, type ResourceType } from '../../kube/types.js';
+import { servedServiceCIDRResource } from '../../kube/discovery.js';
+import { withoutManagedFields, type ResourceType, type ServiceCIDRObject } from '../../kube/types.js';
 import { Watcher } from '../../kube/watcher.js';
 import type { Logger } from '../../log.js';
 import type { PoolSource, PoolSourceHooks } from './pool-source.js';
 
-export const SERVICECIDRS_V1BETA1: ResourceType = { ...SERVICECIDRS, version: 'v1beta1' };
 export const SERVICE_OVERLAP_METRIC = 'node_ipam_controller_servicecidr_overlapping_podcidrs';
 export const ServiceCIDREventReason = { PodCIDROverlapsServiceCIDR: 'PodCIDROverlapsServiceCIDR' } as const;
-
-export interface ServiceCIDRObject extends KubeObject {
-  spec?: { cidrs?: string[] };
-}
-
-/** The ServiceCIDR version the API server serves: v1, else v1beta1, else undefined. */
-export async function servedServiceCIDRResource(client: KubeClient): Promise<ResourceType | undefined> {
-  let group: { versions?: { version?: string }[] };
-  try {
-    group = await client.request({ method: 'GET', path: `/apis/${SERVICECIDRS.group}` });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-  const versions = new Set((group.versions ?? []).map((v) => v.version));
-  for (const res of [SERVICECIDRS, SERVICECIDRS_V1BETA1]) {
-    if (!versions.has(res.version)) continue;
-    // The group may be served without this resource (networking.k8s.io predates ServiceCIDR).
-    const list = await client.request<{ resources?: { name?: string }[] }>({ method: 'GET', path: `/apis/${res.group}/${res.version}` });
-    if ((list.resources ?? []).some((r) => r.name === res.plural)) return res;
-  }
-  return undefined;
-}
 
 /** Exclusion key of one ServiceCIDR object. */
 export const serviceCIDRKey = (name: string): string => `servicecidr:${name}`;

@@ -10,7 +10,7 @@ import { isConflict, isNotFound } from '../../kube/errors.js';
 import { silentLogger, type Logger } from '../../log.js';
 import { forEachLimited } from '../../util/limit.js';
 import { cloudNodeMetrics, type CloudNodeMetrics } from '../metrics.js';
-import type { NodeObject } from '../node.js';
+import type { NodeObject } from '../../model/node.js';
 import type { NodeCache, NodeDeleter, NodeEventSink, NodeWriter } from '../seams.js';
 import { lifecycleMetrics, type LifecycleMetrics } from './metrics.js';
 import { decideLifecycle, LifecycleEventReason, shutdownTaints, taintPatch, type LifecycleAnswers, type LifecycleDecision } from './plan.js';

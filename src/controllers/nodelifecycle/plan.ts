@@ -3,7 +3,7 @@
 // (existence first, shutdown only for instances that exist), calling decideLifecycle again with
 // each answer, and turns the final decision into at most one API write.
 import type { InstanceResult } from '../../../providers/types.js';
-import type { NodeObject, Taint } from '../node.js';
+import type { NodeObject, Taint } from '../../model/node.js';
 
 /** The taint a node gets while its instance is shut down (key as the cloud-provider library sets it). */
 export const SHUTDOWN_TAINT_KEY = 'node.cloudprovider.kubernetes.io/shutdown';

@@ -4,7 +4,7 @@
 // `shutdown: true` (its Node gets the shutdown taint).
 import { writeFile } from 'node:fs/promises';
 import type { StaticCloudProvider } from '../../../providers/static/provider.js';
-import { nodePodCIDRs, type NodeObject } from '../../controllers/node.js';
+import { nodePodCIDRs, type NodeObject } from '../../model/node.js';
 import { hasShutdownTaint } from '../../controllers/nodelifecycle/plan.js';
 import type { ApiServerDouble } from '../apiserver/server.js';
 import { staticCloudConfig, type SimCase, type SimNode } from './scenario.js';

@@ -5,7 +5,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { StaticCloudProvider } from '../../../providers/static/provider.js';
-import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../controllers/node.js';
+import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../model/node.js';
 import { kubeConfigFromString } from '../../kube/client.js';
 import type { EventObject } from '../../kube/types.js';
 import { silentLogger, type Logger } from '../../log.js';

@@ -3,7 +3,7 @@
 // register them (one in a ClusterCIDR's pool), and the guide printed with the export line. Pure:
 // the caller writes the files and prints the text.
 import { stringify as toYAML } from 'yaml';
-import { PROVIDED_NODE_IP_ANNOTATION, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../../controllers/node.js';
+import { PROVIDED_NODE_IP_ANNOTATION, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../../model/node.js';
 import { SIM_CASES, SIM_REGION, SIM_ZONES, simAddresses, type SimNode } from './scenario.js';
 
 /** Spare instances: in the cloud from the start, registered by the user with kubectl apply. */

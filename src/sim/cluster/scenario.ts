@@ -2,8 +2,8 @@
 // every KEP-3705 case, and a static cloud holding the KEP's example addresses (1.2.3.4, 5.6.7.8,
 // abcd::1234, abcd::5678), varied per node so every node is distinct. Pure: no I/O.
 import { stringify as toYAML } from 'yaml';
-import type { NodeAddress } from '../../nodeip/types.js';
-import { PROVIDED_NODE_IP_ANNOTATION, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../../controllers/node.js';
+import type { NodeAddress } from '../../model/node-address.js';
+import { PROVIDED_NODE_IP_ANNOTATION, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../../model/node.js';
 
 // Room for SIM_MAX_NODES: 16,384 /24 blocks, minus the Service range that lies inside (excluded),
 // and 65,536 /64 blocks.

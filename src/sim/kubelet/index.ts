@@ -5,7 +5,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../kube/client.js';
 import { isAlreadyExists, isNotFound } from '../../kube/errors.js';
 import { NODES } from '../../kube/types.js';
-import type { NodeObject } from '../../controllers/node.js';
+import type { NodeObject } from '../../model/node.js';
 import { registrationNode, restartPatch, type KubeletConfig } from './node.js';
 
 export {

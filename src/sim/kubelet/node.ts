@@ -27,8 +27,8 @@
 // every detection step), leases, heartbeats, images, volumes.
 import { randomUUID } from 'node:crypto';
 import { goQuote, isUnspecifiedIP, parseIPSloppy, parseKubeletNodeIPFlag, PROVIDED_NODE_IP_ANNOTATION, type ParsedIP } from '../../nodeip/index.js';
-import type { NodeAddress } from '../../nodeip/types.js';
-import type { NodeObject, Taint } from '../../controllers/node.js';
+import type { NodeAddress } from '../../model/node-address.js';
+import type { NodeObject, Taint } from '../../model/node.js';
 
 export const UNINITIALIZED_TAINT: Readonly<Taint> = Object.freeze({ key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' });
 export const LABEL_HOSTNAME = 'kubernetes.io/hostname';

@@ -4,10 +4,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeCloudProvider } from '../../../providers/fake/fake.js';
 import { CloudRangeIndex, cloudRangesFromProvider, recordCloudRanges } from '../../../src/controllers/nodeipam/cloud-allocator.js';
-import { POD_CIDR_POOL_ANNOTATION, CLOUD_POOL } from '../../../src/audit/findings.js';
+import { POD_CIDR_POOL_ANNOTATION, CLOUD_POOL } from '../../../src/model/node.js';
 import { PodCIDRAllocator, cidrsOverlap, flagsPoolToClusterCIDR, parseCIDR, parseFlagsPool } from '../../../src/ipam/index.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../../src/sim/apiserver/server.js';
-import type { NodeObject } from '../../../src/controllers/node.js';
+import type { NodeObject } from '../../../src/model/node.js';
 import { createNode } from '../harness.js';
 import { until } from '../memory-nodes.js';
 import { ip } from '../builders.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveRunOptions } from '../../../src/manager/options.js';
 import { useManagerCluster } from '../../helpers/manager-double.js';
-import { POD_CIDR_POOL_ANNOTATION } from '../../../src/audit/findings.js';
+import { POD_CIDR_POOL_ANNOTATION } from '../../../src/model/node.js';
 import { createNode } from '../harness.js';
 import { until } from '../memory-nodes.js';
 import { createClusterCIDR, duplicates, labelSelector, storedNodes } from './harness.js';

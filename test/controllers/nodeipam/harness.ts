@@ -9,7 +9,7 @@ import type { CloudRanges } from '../../../src/controllers/nodeipam/cloud-alloca
 import { parseFlagsPool, type FlagsInput } from '../../../src/ipam/flags.js';
 import { NODES, CLUSTERCIDRS } from '../../../src/kube/types.js';
 import type { ApiServerDouble } from '../../../src/sim/apiserver/server.js';
-import { nodePodCIDRs, type NodeObject } from '../../../src/controllers/node.js';
+import { nodePodCIDRs, type NodeObject } from '../../../src/model/node.js';
 import { connect } from '../harness.js';
 import { MemoryEvents } from '../memory-nodes.js';
 

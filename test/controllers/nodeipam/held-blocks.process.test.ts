@@ -12,7 +12,7 @@ import { cidrsOverlap, parseCIDR } from '../../../src/ipam/cidr.js';
 import { createNode } from '../harness.js';
 import { until } from '../memory-nodes.js';
 import { createClusterCIDR, podCIDRsOf, storedNodes } from './harness.js';
-import { nodePodCIDRs } from '../../../src/controllers/node.js';
+import { nodePodCIDRs } from '../../../src/model/node.js';
 
 let api: ApiServerDouble;
 let dir: string;

@@ -4,10 +4,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLUSTER_CIDR_FINALIZER } from '../../../src/controllers/nodeipam/clustercidr-source.js';
 import { SERVICE_OVERLAP_METRIC } from '../../../src/controllers/nodeipam/servicecidr-source.js';
-import { POD_CIDR_POOL_ANNOTATION } from '../../../src/audit/findings.js';
+import { POD_CIDR_POOL_ANNOTATION } from '../../../src/model/node.js';
 import { createdFromFlagsName, parseFlagsPool, cidrContains, parseCIDR } from '../../../src/ipam/index.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../../src/sim/apiserver/server.js';
-import type { NodeObject } from '../../../src/controllers/node.js';
+import type { NodeObject } from '../../../src/model/node.js';
 import { createNode } from '../harness.js';
 import { until } from '../memory-nodes.js';
 import { clusterCIDR, createClusterCIDR, duplicates, labelSelector, podCIDRsOf, startReplica, storedNodes, type Replica } from './harness.js';

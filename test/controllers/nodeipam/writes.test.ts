@@ -4,9 +4,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeIPAMController } from '../../../src/controllers/nodeipam/controller.js';
 import { FlagsPoolSource } from '../../../src/controllers/nodeipam/pool-source.js';
-import { nodePodCIDRs } from '../../../src/controllers/node.js';
+import { nodePodCIDRs } from '../../../src/model/node.js';
 import { ApiError, TransportError } from '../../../src/kube/errors.js';
-import { POD_CIDR_POOL_ANNOTATION } from '../../../src/audit/findings.js';
+import { POD_CIDR_POOL_ANNOTATION } from '../../../src/model/node.js';
 import { makeNode } from '../builders.js';
 import { MemoryEvents, MemoryNodes, until } from '../memory-nodes.js';
 

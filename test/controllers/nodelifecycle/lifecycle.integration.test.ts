@@ -12,7 +12,7 @@ import { DockerClient, KindProvider } from '../../../providers/kind/index.js';
 import { FakeCloudProvider } from '../../../providers/fake/fake.js';
 import { CloudNodeLifecycleController } from '../../../src/controllers/nodelifecycle/controller.js';
 import { hasShutdownTaint, SHUTDOWN_TAINT_KEY } from '../../../src/controllers/nodelifecycle/plan.js';
-import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../../src/controllers/node.js';
+import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../../src/model/node.js';
 import type { NodeDeleter } from '../../../src/controllers/seams.js';
 import type { EventObject } from '../../../src/kube/types.js';
 import { nodeDeleterFromClient } from '../../../src/manager/adapters.js';

@@ -9,7 +9,7 @@
 //    matches neither;
 //  * an IP the cloud does not report, or an annotation the controller cannot parse: the node stays
 //    tainted and gets a Warning event.
-import type { NodeAddress } from '../../../src/nodeip/types.js';
+import type { NodeAddress } from '../../../src/model/node-address.js';
 
 const I = (address: string): NodeAddress => ({ type: 'InternalIP', address });
 const E = (address: string): NodeAddress => ({ type: 'ExternalIP', address });

@@ -5,8 +5,8 @@ import ipaddr from 'ipaddr.js';
 import { KubeClient } from '../../../src/kube/client.js';
 import { isNotFound } from '../../../src/kube/errors.js';
 import { CLUSTERCIDRS, NODES, type KubeObject, type ResourceType } from '../../../src/kube/types.js';
-import type { NodeObject, Taint } from '../../../src/controllers/node.js';
-import type { NodeAddress } from '../../../src/nodeip/types.js';
+import type { NodeObject, Taint } from '../../../src/model/node.js';
+import type { NodeAddress } from '../../../src/model/node-address.js';
 import { registerNode, type KubeletConfig, type RegisterResult } from '../../../src/sim/kubelet/index.js';
 import { FAKE_NODE_TAINT_KEY, RUN_LABEL } from './target.js';
 

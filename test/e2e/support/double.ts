@@ -6,7 +6,7 @@ import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServerDouble, type ApiServerDouble, type ApiServerDoubleOptions } from '../../../src/sim/apiserver/index.js';
-import type { NodeAddress } from '../../../src/nodeip/types.js';
+import type { NodeAddress } from '../../../src/model/node-address.js';
 import { startControllerManager, type ControllerProcess } from './controller.js';
 
 export interface StaticNodeEntry {

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import type { Instance, InstanceNetworkInterface } from '@aws-sdk/client-ec2';
 import { awsNodeAddresses } from '../../../providers/aws/addresses.js';
-import type { NodeAddress } from '../../../src/nodeip/types.js';
+import type { NodeAddress } from '../../../src/model/node-address.js';
 
 const eni = (deviceIndex: number | undefined, privateIps: string[], extra: Partial<InstanceNetworkInterface> = {}): InstanceNetworkInterface => ({
   Status: 'in-use',

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { gceNodeAddresses, gcePodCIDRs, type GceInstance, type GceStackType } from '../../../providers/gce/addresses.js';
-import type { NodeAddress } from '../../../src/nodeip/types.js';
+import type { NodeAddress } from '../../../src/model/node-address.js';
 
 const I = (address: string): NodeAddress => ({ type: 'InternalIP', address });
 const E = (address: string): NodeAddress => ({ type: 'ExternalIP', address });

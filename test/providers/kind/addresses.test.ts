@@ -3,7 +3,7 @@ import { kindNodeAddresses, type DockerContainerInspect } from '../../../provide
 import { parseKindOverrides, type KindAddressOverride } from '../../../providers/kind/overrides.js';
 import { formatKindProviderID, parseKindProviderID } from '../../../providers/kind/provider-id.js';
 import { parseKindConfig } from '../../../providers/kind/config.js';
-import type { NodeAddress } from '../../../src/nodeip/types.js';
+import type { NodeAddress } from '../../../src/model/node-address.js';
 
 const H = (address: string): NodeAddress => ({ type: 'Hostname', address });
 const I = (address: string): NodeAddress => ({ type: 'InternalIP', address });

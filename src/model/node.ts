@@ -1,6 +1,8 @@
-// The parts of a core/v1 Node the controllers read and write, as plain JSON (what the API server
-// sends). Pure helpers over it live here so both loops read nodes the same way.
-import type { NodeAddress } from '../nodeip/types.js';
+// The Node model: the parts of a core/v1 Node that this project reads and writes, as plain JSON
+// (what the API server sends), with the names and pure accessors every layer shares. It sits at
+// the bottom of the import layers, so the controllers, IPAM, the audit and the CLI read nodes the
+// same way without importing one another.
+import type { NodeAddress } from './node-address.js';
 
 export interface Taint {
   key: string;
@@ -39,6 +41,15 @@ export const UNINITIALIZED_TAINT_KEY = 'node.cloudprovider.kubernetes.io/uniniti
 
 /** Where the kubelet puts its --node-ip value (KEP-3705: one IP or a dual-stack pair). */
 export const PROVIDED_NODE_IP_ANNOTATION = 'alpha.kubernetes.io/provided-node-ip';
+
+/**
+ * Written in the same PATCH as `spec.podCIDRs`, by the node IPAM loop or by the cloud node
+ * controller's initialising write: the pool the blocks came from. A node with pod CIDRs and
+ * without it got them from some other writer (`audit` reports it).
+ */
+export const POD_CIDR_POOL_ANNOTATION = 'ipam.node-address-ccm.io/pool';
+/** The pool annotation's value for ranges the cloud provider owns (CloudAllocator). */
+export const CLOUD_POOL = 'cloud';
 
 export const LABEL_INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
 export const LABEL_INSTANCE_TYPE_BETA = 'beta.kubernetes.io/instance-type';

@@ -1,6 +1,6 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { Counter, Registry } from 'prom-client';
-import { HealthServer, leaderElectionCheck, syncedCheck, workersCheck, type HealthCheck } from '../../src/kube/health.js';
+import { HealthServer, leaderElectionCheck, syncedCheck, workersCheck, type HealthCheck } from '../../src/serving/health.js';
 
 const servers: HealthServer[] = [];
 afterEach(async () => {

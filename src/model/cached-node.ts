@@ -4,8 +4,7 @@
 // client-go's informer SetTransform is used to drop managedFields. Writes never send a cached
 // object back (they are merge patches of the fields they change), so what is dropped here is
 // never erased on the server.
-import { PROVIDED_NODE_IP_ANNOTATION, type NodeObject, type Taint } from './node.js';
-import { POD_CIDR_POOL_ANNOTATION } from '../audit/findings.js';
+import { POD_CIDR_POOL_ANNOTATION, PROVIDED_NODE_IP_ANNOTATION, type NodeObject, type Taint } from './node.js';
 import { interner, sharedValues } from '../util/intern.js';
 
 /** Annotations some controller reads; every other annotation is dropped from the cache. */

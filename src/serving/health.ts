@@ -7,7 +7,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { silentLogger, type Logger } from '../log.js';
-import type { RequestGuard } from '../serving/server.js';
+import type { RequestGuard } from './server.js';
 
 /** A named check; it fails by throwing (the message is shown) or returning a failure string. */
 export interface HealthCheck {

@@ -1,4 +1,4 @@
-/** One entry of node.status.addresses. */
+// One entry of node.status.addresses, the unit every address rule and cloud adapter deals in.
 export type NodeAddressType = 'Hostname' | 'InternalIP' | 'ExternalIP' | 'InternalDNS' | 'ExternalDNS';
 
 export interface NodeAddress {

@@ -3,13 +3,13 @@
 // full Nodes whose every property read is recorded, reads nothing the transform drops.
 import { describe, expect, it } from 'vitest';
 import { FakeCloudProvider } from '../../providers/fake/fake.js';
-import { CACHED_NODE_ANNOTATIONS, slimNode } from '../../src/controllers/node-transform.js';
-import { hasUninitializedTaint, nodePodCIDRs, PROVIDED_NODE_IP_ANNOTATION, type NodeObject } from '../../src/controllers/node.js';
-import { POD_CIDR_POOL_ANNOTATION } from '../../src/audit/findings.js';
+import { CACHED_NODE_ANNOTATIONS, slimNode } from '../../src/model/cached-node.js';
+import { hasUninitializedTaint, nodePodCIDRs, PROVIDED_NODE_IP_ANNOTATION, type NodeObject } from '../../src/model/node.js';
+import { POD_CIDR_POOL_ANNOTATION } from '../../src/model/node.js';
 import { resolveRunOptions } from '../../src/manager/options.js';
 import { useManagerCluster } from '../helpers/manager-double.js';
-import { ip } from './builders.js';
-import { until } from './memory-nodes.js';
+import { ip } from '../controllers/builders.js';
+import { until } from '../controllers/memory-nodes.js';
 import { realisticNode } from '../../src/sim/realistic-node.js';
 
 describe('slimNode', () => {
