@@ -1,7 +1,7 @@
 // Controller benchmarks (npm run bench controller): initialise 5,000 tainted nodes through the API
 // server double with the fake provider (no latency), and one address refresh over 50,000
 // initialised nodes. The double runs in the same process, so RSS covers both.
-import { FakeCloudProvider } from '../providers/fake/fake.js';
+import { FakeProvider } from '../providers/fake/fake.js';
 import { hasUninitializedTaint, nodePodCIDRs, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../src/model/node.js';
 import { kubeConfigFromString } from '../src/kube/client.js';
 import { ControllerManager } from '../src/manager/manager.js';
@@ -53,7 +53,7 @@ async function waitFor(check: () => boolean, timeoutMs: number, what: string): P
   }
 }
 
-function startManager(api: ApiServerDouble, cloud: FakeCloudProvider, extra: Record<string, string> = {}) {
+function startManager(api: ApiServerDouble, cloud: FakeProvider, extra: Record<string, string> = {}) {
   const options = resolveRunOptions({
     // Throughput of the controllers themselves: no client-side limit (--kube-api-qps=-1).
     kubeApiQps: '-1',
@@ -70,7 +70,7 @@ const mb = (b: number): string => `${(b / 1024 / 1024).toFixed(0)} MiB`;
 
 async function initialise(count: number): Promise<string[]> {
   const api = await startApiServerDouble({ historySize: count * 4 });
-  const cloud = new FakeCloudProvider();
+  const cloud = new FakeProvider();
   for (let i = 0; i < count; i++) cloud.setInstance(node(i, true).metadata.name, { addresses: addressesOf(i), zone: `z${i % 3}`, region: 'r', instanceType: 'bench.large' });
   api.store.createMany('nodes', Array.from({ length: count }, (_, i) => node(i, true)));
   global.gc?.();
@@ -99,7 +99,7 @@ async function initialise(count: number): Promise<string[]> {
 
 async function resync(count: number, changedEvery: number): Promise<string[]> {
   const api = await startApiServerDouble({ historySize: 1000 });
-  const cloud = new FakeCloudProvider();
+  const cloud = new FakeProvider();
   for (let i = 0; i < count; i++) {
     const addrs = addressesOf(i);
     if (i % changedEvery === 0) addrs.push({ type: 'ExternalIP', address: `203.0.${(i >> 8) & 255}.${i & 255}` });

@@ -4,7 +4,7 @@
 // blocks; API writes per node by this controller. Two cases: node-ipam alone (untainted nodes:
 // one PATCH each), and with cloud-node (tainted nodes: the blocks go in cloud-node's untainting
 // write, so node-ipam writes nothing extra).
-import { FakeCloudProvider } from '../providers/fake/fake.js';
+import { FakeProvider } from '../providers/fake/fake.js';
 import { nodePodCIDRs, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../src/model/node.js';
 import { kubeConfigFromString } from '../src/kube/client.js';
 import { ControllerManager } from '../src/manager/manager.js';
@@ -50,7 +50,7 @@ async function waitFor(check: () => boolean, timeoutMs: number, what: string): P
 async function join(count: number, withCloudNode: boolean): Promise<string> {
   const api = await startApiServerDouble({ historySize: count * 4 });
   pools(api);
-  const cloud = new FakeCloudProvider();
+  const cloud = new FakeProvider();
   if (withCloudNode) for (let i = 0; i < count; i++) cloud.setInstance(node(i, true).metadata.name, { addresses: node(i, true).status!.addresses!.slice(0, 1) });
   const flags: RawRunFlags = {
     controllers: withCloudNode ? 'cloud-node,node-ipam' : 'node-ipam', allocateNodeCidrs: true, cidrAllocatorType: 'MultiCIDRRangeAllocator',

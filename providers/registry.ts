@@ -1,9 +1,10 @@
 // --cloud-provider NAME → adapter. The registry knows every built-in provider by name and by what
 // it needs on the command line without loading it: an adapter (and its cloud SDK, tens of MB and
 // up to seconds of start-up) is imported only when a process asks for that provider.
-import type { CloudProvider, ProviderFactory, ProviderOptions } from './types.js';
+import { cloudConfigError, isBlank, readCloudConfig } from './cloud-config.js';
+import type { CloudProvider, ProviderContext, ProviderFactory, ProviderOptions } from './types.js';
 
-/** What --cloud-config means to a provider. */
+/** What --cloud-config means to a provider: `none` is not read (a warning says it is ignored). */
 export type CloudConfigUse = 'required' | 'optional' | 'none';
 
 /** A built-in provider as the registry knows it before its module is loaded. */
@@ -12,38 +13,44 @@ export interface ProviderInfo {
   /** One line for --help and errors. */
   summary: string;
   cloudConfig: CloudConfigUse;
-  /** What the --cloud-config file is (named in the "required" error). */
+  /**
+   * A blank --cloud-config file is a valid configuration (every key has a default, or a list of
+   * no entries); otherwise it is an error, since it is most likely a mount or a write gone wrong.
+   */
+  acceptsBlankCloudConfig?: boolean;
+  /** What the --cloud-config file is (named when it is absent or blank). */
   cloudConfigHint?: string;
   /** Packages the adapter loads; a process using another provider never imports them. */
   sdk: readonly string[];
 }
 
 interface BuiltIn extends ProviderInfo {
-  /** The adapter's register module; each one exports `create`. */
+  /** The adapter's factory module (`<cloud>/factory.ts`); each one exports `create`. */
   load(): Promise<{ create: ProviderFactory }>;
 }
 
 // Literal import() paths, so a bundler can split each adapter into its own chunk.
 const BUILT_IN: readonly BuiltIn[] = [
   {
-    name: 'aws', summary: 'Amazon EC2 (DescribeInstances)', cloudConfig: 'optional', sdk: ['@aws-sdk/client-ec2'],
-    load: () => import('./aws/register.js'),
+    name: 'aws', summary: 'Amazon EC2 (DescribeInstances)', cloudConfig: 'optional', acceptsBlankCloudConfig: true, sdk: ['@aws-sdk/client-ec2'],
+    load: () => import('./aws/factory.js'),
   },
   {
     name: 'fake', summary: 'an empty in-memory cloud (simulations and tests)', cloudConfig: 'none', sdk: [],
-    load: () => import('./fake/register.js'),
+    load: () => import('./fake/factory.js'),
   },
   {
     name: 'gce', summary: 'Google Compute Engine (instances API)', cloudConfig: 'required', cloudConfigHint: 'gce.conf with [global] project-id', sdk: ['@google-cloud/compute'],
-    load: () => import('./gce/register.js'),
+    load: () => import('./gce/factory.js'),
   },
   {
     name: 'kind', summary: 'kind node containers over the Docker API', cloudConfig: 'required', cloudConfigHint: 'YAML with at least "cluster"', sdk: [],
-    load: () => import('./kind/register.js'),
+    load: () => import('./kind/factory.js'),
   },
   {
-    name: 'static', summary: 'nodes listed in a YAML file, re-read on change', cloudConfig: 'required', cloudConfigHint: 'a YAML file listing the nodes', sdk: [],
-    load: () => import('./static/register.js'),
+    // Blank is a list of no machines, as after an edit that removes the last one.
+    name: 'static', summary: 'nodes listed in a YAML file, re-read on change', cloudConfig: 'required', acceptsBlankCloudConfig: true, cloudConfigHint: 'a YAML file listing the nodes', sdk: [],
+    load: () => import('./static/factory.js'),
   },
 ];
 
@@ -71,6 +78,10 @@ function unknownProvider(name: string): Error {
   return new Error(`--cloud-provider: unknown provider "${name}" (known: ${knownProviders().join(', ') || 'none'})`);
 }
 
+function needs(p: ProviderInfo): string {
+  return p.cloudConfigHint ?? 'the provider configuration';
+}
+
 /**
  * Checks what can be checked without loading the adapter or touching a file: the name, and that
  * --cloud-config is given when the provider needs one.
@@ -80,8 +91,28 @@ export function checkProviderFlags(name: string, options: ProviderOptions): void
   const p = builtIn.get(name);
   if (!p) throw unknownProvider(name);
   if (p.cloudConfig === 'required' && !options.cloudConfig) {
-    throw new Error(`--cloud-config: required by --cloud-provider ${name} (${p.cloudConfigHint ?? 'the provider configuration'})`);
+    throw new Error(`--cloud-config: required by --cloud-provider ${name} (${needs(p)})`);
   }
+}
+
+/**
+ * What the factory gets, with the --cloud-config file read once here so that every adapter has the
+ * same checks and wording. Of a provider registered at run time the registry knows nothing, so
+ * its file is read whenever one is given.
+ */
+async function contextFor(p: BuiltIn | undefined, options: ProviderOptions): Promise<ProviderContext> {
+  const context: ProviderContext = options.logger ? { logger: options.logger } : {};
+  if (!options.cloudConfig) return context;
+  if (p?.cloudConfig === 'none') {
+    // Accepted, as it always was; but a file that changes nothing usually means the wrong provider.
+    options.logger?.warn({ cloudConfig: options.cloudConfig }, `--cloud-config: ignored, --cloud-provider ${p.name} takes no configuration file`);
+    return context;
+  }
+  const file = await readCloudConfig(options.cloudConfig);
+  if (p && !p.acceptsBlankCloudConfig && isBlank(file)) {
+    throw cloudConfigError(file.path, `the file is empty; --cloud-provider ${p.name} needs ${needs(p)}`);
+  }
+  return { ...context, cloudConfig: file };
 }
 
 /** True when `err` says the module `pkg` (or a file in it) is not installed. */
@@ -94,13 +125,15 @@ function isMissing(err: unknown, pkg: string): boolean {
 /** Builds the provider named by --cloud-provider, importing only that adapter and its SDK. */
 export async function createProvider(name: string, options: ProviderOptions): Promise<CloudProvider> {
   const factory = extra.get(name);
-  if (factory) return factory(options);
+  if (factory) return factory(await contextFor(undefined, options));
   checkProviderFlags(name, options);
   const p = builtIn.get(name) as BuiltIn;
+  // Before the adapter loads: a bad file costs no SDK import.
+  const context = await contextFor(p, options);
   try {
     // Adapters may import their SDK at load time or when building the client: both are covered.
     const mod = await p.load();
-    return await mod.create(options);
+    return await mod.create(context);
   } catch (err) {
     // A single-cloud image leaves the other clouds' SDKs out; say so instead of a bare stack.
     const pkg = p.sdk.find((s) => isMissing(err, s));

@@ -56,6 +56,23 @@ export interface ProviderOptions {
   logger?: ProviderLogger;
 }
 
+/** The --cloud-config file as the registry read it, once, before the adapter loaded. */
+export interface CloudConfigFile {
+  /** As given on the command line: errors name it, and static watches it for edits. */
+  path: string;
+  /** The content at start-up. */
+  text: string;
+}
+
+/**
+ * What a factory gets: the --cloud-config file already checked and read (absent when the flag was
+ * not given, or the provider does not use it), so adapters only parse it.
+ */
+export interface ProviderContext {
+  cloudConfig?: CloudConfigFile;
+  logger?: ProviderLogger;
+}
+
 export interface ProviderLogger {
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
@@ -63,7 +80,7 @@ export interface ProviderLogger {
   debug(obj: object, msg?: string): void;
 }
 
-export type ProviderFactory = (options: ProviderOptions) => Promise<CloudProvider>;
+export type ProviderFactory = (context: ProviderContext) => Promise<CloudProvider>;
 
 /** Helpers so adapters build results the same way. */
 export const found = <T>(value: T): InstanceResult<T> => ({ kind: 'found', value });

@@ -30,9 +30,9 @@ export {
 export { HealthServer, workersCheck, leaderElectionCheck, syncedCheck, type HealthCheck, type HealthServerOptions } from './serving/health.js';
 
 // Cloud adapters without an SDK of their own.
-export { FakeCloudProvider, type FakeCall, type FakeInstanceInput, type FakeMethod } from '../providers/fake/fake.js';
-export { parseStaticCloudConfig, StaticCloudProvider, StaticConfigError, type StaticCloudConfig } from '../providers/static/index.js';
-export { awsNodeAddresses, type AWSIPFamily } from '../providers/aws/addresses.js';
+export { FakeProvider, type FakeCall, type FakeInstanceInput, type FakeMethod } from '../providers/fake/fake.js';
+export { parseStaticCloudConfig, StaticProvider, StaticConfigError, type StaticCloudConfig } from '../providers/static/index.js';
+export { awsNodeAddresses, type AWSNodeIPFamiliesValue } from '../providers/aws/addresses.js';
 export { parseAWSProviderID, type AWSProviderID } from '../providers/aws/provider-id.js';
 export { parseAWSCloudConfig } from '../providers/aws/config.js';
 export {

@@ -2,10 +2,12 @@
 // same addresses when they move to this controller. Pure: takes the SDK's Instance shape.
 import type { Instance, InstanceNetworkInterface } from '@aws-sdk/client-ec2';
 import type { NodeAddress } from '../../src/model/node-address.js';
-import { canonicalIP } from '../../src/nodeip/ip.js';
+import { canonicalIP, type IPFamily } from '../../src/nodeip/ip.js';
 
-export type AWSIPFamily = 'ipv4' | 'ipv6';
-export const AWS_IP_FAMILIES: readonly AWSIPFamily[] = ['ipv4', 'ipv6'];
+/** A value of cloud.conf's `[Global] NodeIPFamilies`: cloud-provider-aws's names for the families. */
+export type AWSNodeIPFamiliesValue = 'ipv4' | 'ipv6';
+export const AWS_NODE_IP_FAMILIES_VALUES: readonly AWSNodeIPFamiliesValue[] = ['ipv4', 'ipv6'];
+const IP_FAMILY_OF: Readonly<Record<AWSNodeIPFamiliesValue, IPFamily>> = { ipv4: 4, ipv6: 6 };
 
 export interface AWSNodeAddressOptions {
   /** Address families in preference order, as `[Global] NodeIPFamilies`; default ['ipv4']. */
@@ -13,19 +15,19 @@ export interface AWSNodeAddressOptions {
 }
 
 /** Checks a node IP family list (non-empty, known, no repeats); throws naming the bad value. */
-export function validateNodeIPFamilies(families: readonly string[]): AWSIPFamily[] {
+export function validateNodeIPFamilies(families: readonly string[]): AWSNodeIPFamiliesValue[] {
   if (!Array.isArray(families) || families.length === 0) {
-    throw new Error(`nodeIPFamilies: must list at least one of ${AWS_IP_FAMILIES.join(', ')} (got ${JSON.stringify(families)})`);
+    throw new Error(`nodeIPFamilies: must list at least one of ${AWS_NODE_IP_FAMILIES_VALUES.join(', ')} (got ${JSON.stringify(families)})`);
   }
   const seen = new Set<string>();
   for (const f of families) {
-    if (!(AWS_IP_FAMILIES as readonly string[]).includes(f)) {
-      throw new Error(`nodeIPFamilies: unknown family ${JSON.stringify(f)} (known: ${AWS_IP_FAMILIES.join(', ')})`);
+    if (!(AWS_NODE_IP_FAMILIES_VALUES as readonly string[]).includes(f)) {
+      throw new Error(`nodeIPFamilies: unknown family ${JSON.stringify(f)} (known: ${AWS_NODE_IP_FAMILIES_VALUES.join(', ')})`);
     }
     if (seen.has(f)) throw new Error(`nodeIPFamilies: family ${JSON.stringify(f)} listed twice`);
     seen.add(f);
   }
-  return families as AWSIPFamily[];
+  return families as AWSNodeIPFamiliesValue[];
 }
 
 function canonical(instance: Instance, what: string, text: string): string {
@@ -78,6 +80,9 @@ function ipv6Addresses(instance: Instance, interfaces: InstanceNetworkInterface[
   return out;
 }
 
+/** What each family contributes; cloud-provider-aws lists the DNS names with IPv4. */
+const ADDRESSES_OF: Readonly<Record<IPFamily, (instance: Instance, interfaces: InstanceNetworkInterface[]) => NodeAddress[]>> = { 4: ipv4Addresses, 6: ipv6Addresses };
+
 /**
  * The node addresses of an EC2 instance. Throws on input it cannot map (an invalid IP text, an
  * unknown family). The instance's top-level PrivateIpAddress is deliberately not used: the
@@ -85,9 +90,9 @@ function ipv6Addresses(instance: Instance, interfaces: InstanceNetworkInterface[
  */
 export function awsNodeAddresses(instance: Instance, options: AWSNodeAddressOptions = {}): NodeAddress[] {
   if (instance === null || typeof instance !== 'object') throw new Error('awsNodeAddresses: instance must be an object');
-  const families = validateNodeIPFamilies(options.nodeIPFamilies ?? ['ipv4']);
+  const families = validateNodeIPFamilies(options.nodeIPFamilies ?? ['ipv4']).map((v) => IP_FAMILY_OF[v]);
   const interfaces = sortedInterfaces(instance);
   const out: NodeAddress[] = [];
-  for (const f of families) out.push(...(f === 'ipv4' ? ipv4Addresses(instance, interfaces) : ipv6Addresses(instance, interfaces)));
+  for (const family of families) out.push(...ADDRESSES_OF[family](instance, interfaces));
   return out;
 }

@@ -3,13 +3,13 @@
 // double-quoted values with \" \\ \n \t escapes, repeatable names for list values (an empty value
 // clears the list). Keys cloud-provider-aws knows but we do not use are ignored (reported back so
 // the caller can log them), so an existing cloud.conf works unchanged.
-import { AWS_IP_FAMILIES, type AWSIPFamily } from './addresses.js';
+import { AWS_NODE_IP_FAMILIES_VALUES, type AWSNodeIPFamiliesValue } from './addresses.js';
 
 export interface AWSCloudConfig {
   region?: string;
   /** Cluster ID used for the `kubernetes.io/cluster/<id>` and legacy `KubernetesCluster` tags. */
   clusterID?: string;
-  nodeIPFamilies: AWSIPFamily[];
+  nodeIPFamilies: AWSNodeIPFamiliesValue[];
   /** `[Section] Key` names present in the file but not used here. */
   ignored: string[];
 }
@@ -94,7 +94,7 @@ function parseGcfg(text: string): RawEntry[] {
 export function parseAWSCloudConfig(text: string): AWSCloudConfig {
   const entries = parseGcfg(text);
   const single = new Map<string, RawEntry>();
-  let families: AWSIPFamily[] | undefined;
+  let families: AWSNodeIPFamiliesValue[] | undefined;
   const ignored: string[] = [];
   for (const e of entries) {
     if (e.section.toLowerCase() !== 'global') {
@@ -107,12 +107,12 @@ export function parseAWSCloudConfig(text: string): AWSCloudConfig {
         families = [];
         continue;
       }
-      if (!(AWS_IP_FAMILIES as readonly string[]).includes(e.value)) {
-        throw new AWSCloudConfigError(`[Global] NodeIPFamilies (line ${e.line}): unknown family ${JSON.stringify(e.value)} (known: ${AWS_IP_FAMILIES.join(', ')}; repeat the key for two families)`);
+      if (!(AWS_NODE_IP_FAMILIES_VALUES as readonly string[]).includes(e.value)) {
+        throw new AWSCloudConfigError(`[Global] NodeIPFamilies (line ${e.line}): unknown family ${JSON.stringify(e.value)} (known: ${AWS_NODE_IP_FAMILIES_VALUES.join(', ')}; repeat the key for two families)`);
       }
       families ??= [];
-      if (families.includes(e.value as AWSIPFamily)) throw new AWSCloudConfigError(`[Global] NodeIPFamilies (line ${e.line}): ${JSON.stringify(e.value)} listed twice`);
-      families.push(e.value as AWSIPFamily);
+      if (families.includes(e.value as AWSNodeIPFamiliesValue)) throw new AWSCloudConfigError(`[Global] NodeIPFamilies (line ${e.line}): ${JSON.stringify(e.value)} listed twice`);
+      families.push(e.value as AWSNodeIPFamiliesValue);
     } else if (key === 'region' || key === 'kubernetesclustertag' || key === 'kubernetesclusterid') {
       if (single.has(key)) throw new AWSCloudConfigError(`[Global] ${e.name} (line ${e.line}): set more than once`);
       single.set(key, e);

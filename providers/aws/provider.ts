@@ -2,9 +2,10 @@
 // of nodes costs one call per 500 instance IDs (or per 150 private DNS names), and one bad ID in a
 // batch never costs the other nodes their answers.
 import { DescribeInstancesCommand, EC2Client, type DescribeInstancesCommandInput, type Filter, type Instance } from '@aws-sdk/client-ec2';
+import { forEachLimited } from '../../src/util/limit.js';
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderLogger } from '../types.js';
 import { found, notFound, retryableError } from '../types.js';
-import { awsNodeAddresses, validateNodeIPFamilies, type AWSIPFamily } from './addresses.js';
+import { awsNodeAddresses, validateNodeIPFamilies, type AWSNodeIPFamiliesValue } from './addresses.js';
 import { BackoffGate, sharedEC2Gate } from './backoff.js';
 import type { AWSCloudConfig } from './config.js';
 import { formatAWSProviderID, instanceIDFromNodeName, parseAWSProviderID } from './provider-id.js';
@@ -17,7 +18,7 @@ const FILTER_PAGE_SIZE = 1000;
 /** Every state except terminated: a stopped node still owns its name. */
 const ALIVE_STATES = ['pending', 'running', 'shutting-down', 'stopping', 'stopped'];
 
-export interface AWSProviderOptions {
+export interface AwsProviderOptions {
   config?: Partial<AWSCloudConfig>;
   /** Region label for nodes and the client's region; default config.region. */
   region?: string;
@@ -71,19 +72,11 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-async function forEachLimit<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  });
-  await Promise.all(workers);
-}
-
 function hasClusterTag(instance: Instance, clusterID: string): boolean {
   return (instance.Tags ?? []).some((t) => t.Key === `kubernetes.io/cluster/${clusterID}` || (t.Key === 'KubernetesCluster' && t.Value === clusterID));
 }
 
-function buildClient(options: AWSProviderOptions, region: string | undefined): EC2Client {
+function buildClient(options: AwsProviderOptions, region: string | undefined): EC2Client {
   return new EC2Client({
     ...(region ? { region } : {}),
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
@@ -93,13 +86,13 @@ function buildClient(options: AWSProviderOptions, region: string | undefined): E
   });
 }
 
-export class AWSCloudProvider implements CloudProvider {
+export class AwsProvider implements CloudProvider {
   readonly name = 'aws';
   /** DescribeInstances requests we issued (each page and each of our retries counts; SDK-internal retries do not). */
   apiCalls = 0;
   readonly region: string | undefined;
   readonly clusterID: string | undefined;
-  readonly nodeIPFamilies: AWSIPFamily[];
+  readonly nodeIPFamilies: AWSNodeIPFamiliesValue[];
   private readonly client: EC2Client;
   private readonly ownsClient: boolean;
   private readonly gate: BackoffGate;
@@ -107,7 +100,7 @@ export class AWSCloudProvider implements CloudProvider {
   private readonly concurrency: number;
   private readonly logger: ProviderLogger;
 
-  constructor(options: AWSProviderOptions = {}, ownsClient = !options.client) {
+  constructor(options: AwsProviderOptions = {}, ownsClient = !options.client) {
     const config = options.config ?? {};
     this.nodeIPFamilies = [...validateNodeIPFamilies(config.nodeIPFamilies ?? ['ipv4'])];
     this.clusterID = config.clusterID;
@@ -121,7 +114,7 @@ export class AWSCloudProvider implements CloudProvider {
   }
 
   /** Builds a provider and settles the region (config, then the SDK's default chain). */
-  static async create(options: AWSProviderOptions = {}): Promise<AWSCloudProvider> {
+  static async create(options: AwsProviderOptions = {}): Promise<AwsProvider> {
     let region = options.region ?? options.config?.region;
     const client = options.client ?? buildClient(options, region);
     if (!region) {
@@ -131,7 +124,7 @@ export class AWSCloudProvider implements CloudProvider {
       if (!options.client) client.destroy();
       throw new Error('aws: no region: set [Global] Region in --cloud-config, or AWS_REGION');
     }
-    return new AWSCloudProvider({ ...options, client, region }, !options.client);
+    return new AwsProvider({ ...options, client, region }, !options.client);
   }
 
   async instancesMetadata(nodes: readonly NodeRef[], signal?: AbortSignal): Promise<Map<string, InstanceResult<InstanceMetadata>>> {
@@ -224,7 +217,7 @@ export class AWSCloudProvider implements CloudProvider {
 
   private async describeByIDs(ids: string[], signal?: AbortSignal): Promise<Map<string, Lookup>> {
     const out = new Map<string, Lookup>();
-    await forEachLimit(chunk(ids, INSTANCE_ID_BATCH), this.concurrency, (c) => this.describeIDChunk(c, out, signal));
+    await forEachLimited(chunk(ids, INSTANCE_ID_BATCH), this.concurrency, (c) => this.describeIDChunk(c, out, signal));
     return out;
   }
 
@@ -276,7 +269,7 @@ export class AWSCloudProvider implements CloudProvider {
 
   private async describeByDNSNames(names: string[], signal?: AbortSignal): Promise<Map<string, Lookup>> {
     const out = new Map<string, Lookup>();
-    await forEachLimit(chunk(names, DNS_NAME_BATCH), this.concurrency, async (c) => {
+    await forEachLimited(chunk(names, DNS_NAME_BATCH), this.concurrency, async (c) => {
       const filters: Filter[] = [
         { Name: 'private-dns-name', Values: c },
         { Name: 'instance-state-name', Values: ALIVE_STATES },

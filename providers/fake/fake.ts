@@ -48,7 +48,7 @@ function cloneMetadata(m: InstanceMetadata): InstanceMetadata {
   };
 }
 
-export class FakeCloudProvider implements CloudProvider {
+export class FakeProvider implements CloudProvider {
   readonly name: string;
   /** Delay added to every call, in milliseconds (honours the abort signal). */
   latencyMs = 0;
@@ -80,7 +80,7 @@ export class FakeCloudProvider implements CloudProvider {
   /** Changes part of an existing instance (e.g. only its addresses). Throws if unknown. */
   updateInstance(name: string, patch: Partial<FakeInstanceInput>): this {
     const current = this.instances.get(name);
-    if (!current) throw new Error(`FakeCloudProvider.updateInstance: no instance for node "${name}"`);
+    if (!current) throw new Error(`FakeProvider.updateInstance: no instance for node "${name}"`);
     const { shutdown, ...rest } = patch;
     current.metadata = cloneMetadata({ ...current.metadata, ...rest });
     if (shutdown !== undefined) current.shutdown = shutdown;

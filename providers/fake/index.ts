@@ -1,3 +1,3 @@
 // Public surface of the fake adapter.
-export { FakeCloudProvider } from './fake.js';
+export { FakeProvider } from './fake.js';
 export type { FakeCall, FakeInstanceInput, FakeMethod } from './fake.js';

@@ -2,6 +2,7 @@
 // through the Docker Engine API and answers a whole batch from one container listing plus one
 // inspect per asked-for node. Overrides are re-read every round, so edits need no restart.
 import { readFile } from 'node:fs/promises';
+import { forEachLimited } from '../../src/util/limit.js';
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderLogger } from '../types.js';
 import { found, notFound, retryableError } from '../types.js';
 import { KIND_CLUSTER_LABEL, kindNodeAddresses, type DockerContainerInspect } from './addresses.js';
@@ -78,7 +79,7 @@ export class KindProvider implements CloudProvider {
       if (l.kind === 'found') pending.push([node, l.container]);
       else out.set(node.name, l);
     }
-    await runLimited(pending, INSPECT_CONCURRENCY, async ([node, summary]) => {
+    await forEachLimited(pending, INSPECT_CONCURRENCY, async ([node, summary]) => {
       out.set(node.name, await this.metadataFor(node, summary, overrides, signal));
     });
     signal?.throwIfAborted();
@@ -163,17 +164,6 @@ export class KindProvider implements CloudProvider {
       return retryableError(new Error(`kind: node ${node.name}: ${(err as Error).message}`, { cause: err }));
     }
   }
-}
-
-async function runLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++];
-      await fn(item);
-    }
-  });
-  await Promise.all(workers);
 }
 
 /** Overrides loader for a config: file, ConfigMap (via a kubeconfig), or none. */

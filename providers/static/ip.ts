@@ -1,8 +1,8 @@
-// Strict IP and CIDR parsing with canonical output (IPv4 dotted quad, IPv6 lower-case compressed).
-// Shared by the static and aws adapters so both emit addresses in the same form.
+// IP and CIDR checks for the static cloud-config, with canonical output (IPv4 dotted quad, IPv6
+// lower-case compressed). Stricter than src/nodeip's ParseIPSloppy, which must take whatever the
+// API server stored: this file is written by hand for this controller, so "010.0.0.1" (octal to
+// some tools, decimal to Kubernetes) is refused rather than guessed.
 import ipaddr from 'ipaddr.js';
-
-export type IPFamily = 'ipv4' | 'ipv6';
 
 /** The canonical text of `text` if it is an IP address, else undefined. */
 export function canonicalIP(text: string): string | undefined {
@@ -15,10 +15,6 @@ export function canonicalIP(text: string): string | undefined {
   return v6.isIPv4MappedAddress() ? v6.toIPv4Address().toString() : v6.toString();
 }
 
-export function ipFamily(canonical: string): IPFamily {
-  return canonical.includes(':') ? 'ipv6' : 'ipv4';
-}
-
 /** The canonical text of a CIDR, or an explanation of why it is not one. */
 export function canonicalCIDR(text: string): { cidr: string } | { problem: string } {
   if (typeof text !== 'string') return { problem: 'not a string' };
@@ -28,7 +24,7 @@ export function canonicalCIDR(text: string): { cidr: string } | { problem: strin
   const lenText = text.slice(slash + 1);
   const ip = canonicalIP(ipText);
   if (!ip) return { problem: `"${ipText}" is not an IP address` };
-  const max = ipFamily(ip) === 'ipv4' ? 32 : 128;
+  const max = ip.includes(':') ? 128 : 32;
   if (!/^(0|[1-9][0-9]{0,2})$/.test(lenText) || Number(lenText) > max) {
     return { problem: `prefix length "${lenText}" is not in 0..${max}` };
   }

@@ -9,12 +9,15 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderLogger } from '../types.js';
-import { found, notFound } from '../types.js';
+import { parseCloudConfig, readCloudConfig } from '../cloud-config.js';
+import { found, notFound, type CloudConfigFile } from '../types.js';
 import { parseStaticCloudConfig, StaticConfigError, type StaticCloudConfig, type StaticNode } from './config.js';
 
 export interface StaticProviderOptions {
   /** Path of the YAML/JSON cloud-config. */
   path: string;
+  /** Its content as already read (the registry reads --cloud-config once); otherwise open() reads it. */
+  text?: string;
   logger?: ProviderLogger;
   /** Wait after a change event before reading, so a burst of writes is read once (ms). */
   debounceMs?: number;
@@ -43,7 +46,7 @@ function copyMetadata(n: StaticNode): InstanceMetadata {
   };
 }
 
-export class StaticCloudProvider implements CloudProvider {
+export class StaticProvider implements CloudProvider {
   readonly name = 'static';
   /** Incremented each time a new config takes effect (1 after the initial load). */
   generation = 0;
@@ -82,18 +85,17 @@ export class StaticCloudProvider implements CloudProvider {
     this.statTrustMs = options.statTrustMs ?? 2000;
   }
 
-  /** Loads the file (throws if it is missing or invalid) and starts watching it. */
-  static async open(options: StaticProviderOptions): Promise<StaticCloudProvider> {
-    const p = new StaticCloudProvider(options);
-    p.reads++;
-    const text = await readFile(p.file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      throw new Error(`--cloud-config ${options.path}: cannot read: ${err.message}`);
-    });
-    try {
-      p.apply(text);
-    } catch (err) {
-      throw new Error(`--cloud-config ${options.path}: ${(err as Error).message}`, { cause: err });
+  /** Applies the file (throws if it is missing or invalid) and starts watching it. */
+  static async open(options: StaticProviderOptions): Promise<StaticProvider> {
+    const p = new StaticProvider(options);
+    let file: CloudConfigFile;
+    if (options.text === undefined) {
+      p.reads++;
+      file = await readCloudConfig(options.path);
+    } else {
+      file = { path: options.path, text: options.text };
     }
+    parseCloudConfig(file, (text) => p.apply(text));
     p.startWatching();
     return p;
   }

@@ -2,9 +2,9 @@
 // API server applies it (netutils.ParseCIDRSloppy): host bits are masked off, and IPv4 octets
 // with leading zeros are read as decimal, so a value the API server stored is never refused.
 
-import { parseIPSloppy } from '../nodeip/ip.js';
+import { parseIPSloppy, type IPFamily } from '../nodeip/ip.js';
 
-export type IPFamily = 4 | 6;
+export type { IPFamily };
 
 export interface CIDR {
   readonly family: IPFamily;

@@ -1,5 +1,5 @@
-// Bounded concurrency for a batch of writes: one provider round answers many nodes, and their
-// writes go out a few at a time rather than all at once or one by one.
+// Bounded concurrency for a batch: a round over many nodes sends its requests (the controllers'
+// writes, the adapters' cloud calls) a few at a time, rather than all at once or one by one.
 
 /** Runs `fn` over `items` with at most `limit` calls in flight. */
 export async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

@@ -166,4 +166,13 @@ describe('the registry loads one adapter and its SDK on demand', () => {
     expect(adaptersLoaded()).toEqual([]);
     expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual([]);
   });
+
+  it('a --cloud-config that cannot be used is reported before the adapter loads', async () => {
+    const conf = path.join(dir, 'gce.conf');
+    await writeFile(conf, '\n');
+    const r = await createInChild('gce', { cloudConfig: conf });
+    expect(r.out).toBe(`error --cloud-config ${conf}: the file is empty; --cloud-provider gce needs gce.conf with [global] project-id`);
+    expect(adaptersLoaded()).toEqual([]);
+    expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual([]);
+  });
 });

@@ -54,7 +54,9 @@ describe('node-address-ccm run: a bad provider flag exits 2 before anything star
   it.each([
     [['--cloud-provider', 'nope'], /--cloud-provider: unknown provider "nope"/],
     [['--cloud-provider', 'static'], /--cloud-config: required by --cloud-provider static/],
-    [['--cloud-provider', 'static', '--cloud-config', '/nonexistent/cloud.yaml'], /--cloud-config \/nonexistent\/cloud.yaml: cannot read/],
+    [['--cloud-provider', 'static', '--cloud-config', '/nonexistent/cloud.yaml'], /^error: --cloud-config \/nonexistent\/cloud.yaml: cannot read: no such file\n$/],
+    [['--cloud-provider', 'static', '--cloud-config', '/'], /^error: --cloud-config \/: cannot read: it is a directory, not a file\n$/],
+    [['--cloud-provider', 'kind', '--cloud-config', '/dev/null'], /^error: --cloud-config \/dev\/null: the file is empty; --cloud-provider kind needs YAML with at least "cluster"\n$/],
   ])('%j', async (flags, message) => {
     const tmp = await mkdtemp(path.join(tmpdir(), 'ccm-run-flags-'));
     try {

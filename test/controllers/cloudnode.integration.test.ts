@@ -1,7 +1,7 @@
 // The cloud node controller end to end through the API server double: every KEP-3705 row, the
 // gate, conflicts and API faults.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeCloudProvider } from '../../providers/fake/fake.js';
+import { FakeProvider } from '../../providers/fake/fake.js';
 import { CloudNodeController } from '../../src/controllers/cloudnode/controller.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
 import { hasUninitializedTaint } from '../../src/model/node.js';
@@ -21,7 +21,7 @@ afterEach(async () => {
   await api.stop();
 });
 
-function run(cloud: FakeCloudProvider, o: { allowDualStack?: boolean; statusUpdateFrequencyMs?: number } = {}) {
+function run(cloud: FakeProvider, o: { allowDualStack?: boolean; statusUpdateFrequencyMs?: number } = {}) {
   const conn = connect(api);
   const events = new MemoryEvents();
   const controller = new CloudNodeController({
@@ -54,7 +54,7 @@ const ROWS: Array<{ name: string; cloud: typeof KEP_DUAL_STACK; annotation: stri
 
 describe('cloud node controller through the API double', () => {
   it('every KEP-3705 row: addresses written and taint removed, or tainted with the reason', async () => {
-    const cloud = new FakeCloudProvider();
+    const cloud = new FakeProvider();
     for (const row of ROWS) {
       cloud.setInstance(row.name, { addresses: row.cloud });
       createNode(api, { name: row.name, nodeIP: row.annotation, addresses: [] });
@@ -76,7 +76,7 @@ describe('cloud node controller through the API double', () => {
   });
 
   it('gate off: a dual-stack annotation keeps the node tainted; on: the same node initialises', async () => {
-    const cloud = new FakeCloudProvider({ instances: { n1: { addresses: KEP_DUAL_STACK } } });
+    const cloud = new FakeProvider({ instances: { n1: { addresses: KEP_DUAL_STACK } } });
     createNode(api, { name: 'n1', nodeIP: '1.2.3.4,abcd::1234' });
     const off = run(cloud, { allowDualStack: false });
     await until(() => off.events.for('n1').length > 0);
@@ -89,7 +89,7 @@ describe('cloud node controller through the API double', () => {
   });
 
   it('a new node costs two writes (status, patch), no PUT', async () => {
-    const cloud = new FakeCloudProvider({ instances: { n1: { addresses: KEP_IPV4_ONLY, zone: 'z' } } });
+    const cloud = new FakeProvider({ instances: { n1: { addresses: KEP_IPV4_ONLY, zone: 'z' } } });
     createNode(api, { name: 'n1' });
     api.resetCounters();
     run(cloud);
@@ -100,7 +100,7 @@ describe('cloud node controller through the API double', () => {
   });
 
   it('a concurrent change (409) during initialisation: re-read, re-plan, the other writer\'s taint survives', async () => {
-    const cloud = new FakeCloudProvider({ instances: { n1: { addresses: KEP_IPV4_ONLY } } });
+    const cloud = new FakeProvider({ instances: { n1: { addresses: KEP_IPV4_ONLY } } });
     createNode(api, { name: 'n1' });
     // Hold back watch events so the controller works from a stale cache, then change the node.
     const { conn } = run(cloud);
@@ -116,7 +116,7 @@ describe('cloud node controller through the API double', () => {
   });
 
   it('API faults (429, 500, dropped responses, dropped watch, 410) still converge', async () => {
-    const cloud = new FakeCloudProvider();
+    const cloud = new FakeProvider();
     for (let i = 0; i < 12; i++) {
       cloud.setInstance(`n${i}`, { addresses: [ip(`10.0.0.${i + 1}`)] });
     }
@@ -137,7 +137,7 @@ describe('cloud node controller through the API double', () => {
 
 describe('reference node controller scenarios (external provider)', () => {
   it('keeps an existing providerID, writes instance type, zone, region (GA and beta) and the provider\'s extra labels', async () => {
-    const cloud = new FakeCloudProvider({ instances: {
+    const cloud = new FakeProvider({ instances: {
       n1: { providerID: 'fake://other', addresses: KEP_IPV4_ONLY, instanceType: 'm5.large', zone: 'z1', region: 'r1', labels: { 'example.com/pool': 'blue', 'kubernetes.io/arch': 'evil', team: 'x' } },
     } });
     createNode(api, { name: 'n1', providerID: 'aws:///z1/i-123', labels: { team: 'kubelet' } });
@@ -155,7 +155,7 @@ describe('reference node controller scenarios (external provider)', () => {
   });
 
   it('an initialised node gets its beta topology labels copied to GA, without a cloud call', async () => {
-    const cloud = new FakeCloudProvider();
+    const cloud = new FakeProvider();
     createNode(api, { name: 'old', tainted: false, labels: { 'failure-domain.beta.kubernetes.io/region': 'r9', 'topology.kubernetes.io/region': 'stale' } });
     run(cloud);
     await until(() => storedNode(api, 'old').metadata.labels?.['topology.kubernetes.io/region'] === 'r9');
@@ -163,7 +163,7 @@ describe('reference node controller scenarios (external provider)', () => {
   });
 
   it('a node deleted while tainted is dropped without retries piling up', async () => {
-    const cloud = new FakeCloudProvider({ instances: { n1: { addresses: KEP_IPV4_ONLY } } });
+    const cloud = new FakeProvider({ instances: { n1: { addresses: KEP_IPV4_ONLY } } });
     cloud.latencyMs = 100;
     createNode(api, { name: 'n1' });
     const { controller } = run(cloud);
@@ -174,7 +174,7 @@ describe('reference node controller scenarios (external provider)', () => {
   });
 
   it('periodic refresh: addresses follow the cloud, an unsatisfiable annotation warns, the node is never re-tainted', async () => {
-    const cloud = new FakeCloudProvider({ instances: { a: { addresses: [ip('10.0.0.1')] }, b: { addresses: [ip('10.0.0.2')] } } });
+    const cloud = new FakeProvider({ instances: { a: { addresses: [ip('10.0.0.1')] }, b: { addresses: [ip('10.0.0.2')] } } });
     createNode(api, { name: 'a' });
     createNode(api, { name: 'b', nodeIP: '10.0.0.2' });
     const { events } = run(cloud, { statusUpdateFrequencyMs: 150 });

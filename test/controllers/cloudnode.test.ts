@@ -2,7 +2,7 @@
 // in cloudnode.integration.test.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import { FakeCloudProvider } from '../../providers/fake/fake.js';
+import { FakeProvider } from '../../providers/fake/fake.js';
 import { CloudNodeController } from '../../src/controllers/cloudnode/controller.js';
 import { hasUninitializedTaint } from '../../src/model/node.js';
 import type { PodCIDRClaims } from '../../src/controllers/nodeipam/claims.js';
@@ -23,7 +23,7 @@ const dropped = (name: string) => new TransportError({ kind: 'timeout', requestS
 function setup(o: { claims?: PodCIDRClaims; allowDualStack?: boolean; workers?: number; store?: MemoryNodes; writer?: NodeWriter } = {}) {
   const store = o.store ?? new MemoryNodes();
   const events = new MemoryEvents();
-  const cloud = new FakeCloudProvider();
+  const cloud = new FakeProvider();
   const registry = new Registry();
   const controller = new CloudNodeController({
     nodes: store, writer: o.writer ?? store.writer(), provider: cloud, events, allowDualStack: o.allowDualStack ?? true,

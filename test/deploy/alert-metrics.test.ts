@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FakeCloudProvider } from '../../providers/fake/fake.js';
+import { FakeProvider } from '../../providers/fake/fake.js';
 import { startProcess, type RunningProcess } from '../../src/cli/commands/run-process.js';
 import { kubeConfigFromString } from '../../src/kube/client.js';
 import { silentLogger } from '../../src/log.js';
@@ -78,7 +78,7 @@ afterEach(async () => {
   api = undefined;
 });
 
-async function startRun(flags: RawRunFlags, provider?: FakeCloudProvider): Promise<string> {
+async function startRun(flags: RawRunFlags, provider?: FakeProvider): Promise<string> {
   const rbac = [await readFile(path.join(repoRoot, 'deploy/base/rbac.yaml'), 'utf8'), await readFile(path.join(COMPONENT, 'rbac-prometheus.yaml'), 'utf8')].join('\n---\n');
   api = await startApiServerDouble({
     rbac: parseRbacYaml(rbac, 'deploy/base/rbac.yaml + components/monitoring/rbac-prometheus.yaml'),
@@ -139,7 +139,7 @@ describe('alert expressions against the running process', () => {
   });
 
   it('run 1: cloud-node (its first cloud call fails), cloud-node-lifecycle and node-ipam with MultiCIDRRangeAllocator and the audit loop', { timeout: 60_000 }, async () => {
-    const cloud = new FakeCloudProvider({ instances: { 'node-a': { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] } } });
+    const cloud = new FakeProvider({ instances: { 'node-a': { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] } } });
     cloud.rejectNext(1, 'injected: the cloud API is unreachable');
     const url = await startRun({
       cloudProvider: 'fake', controllers: '*,cloud-node-lifecycle', cidrAllocatorType: 'MultiCIDRRangeAllocator',

@@ -1,6 +1,6 @@
 // The whole process (leader election, both loops, events) against the API server double.
 import { describe, expect, it } from 'vitest';
-import { FakeCloudProvider } from '../../providers/fake/fake.js';
+import { FakeProvider } from '../../providers/fake/fake.js';
 import { resolveRunOptions, type RawRunFlags } from '../../src/manager/options.js';
 import { useManagerCluster } from '../helpers/manager-double.js';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../src/model/node.js';
@@ -14,13 +14,13 @@ const FAST_LEASE: RawRunFlags = {
   leaderElectLeaseDuration: '1500ms', leaderElectRenewDeadline: '1s', leaderElectRetryPeriod: '200ms',
 };
 
-function cloudFor(n: number): FakeCloudProvider {
-  const cloud = new FakeCloudProvider();
+function cloudFor(n: number): FakeProvider {
+  const cloud = new FakeProvider();
   for (let i = 0; i < n; i++) cloud.setInstance(`n${i}`, { addresses: [ip(`10.1.${Math.floor(i / 250)}.${(i % 250) + 1}`)], zone: 'z1' });
   return cloud;
 }
 
-function start(name: string, cloud: FakeCloudProvider, flags: RawRunFlags = {}) {
+function start(name: string, cloud: FakeProvider, flags: RawRunFlags = {}) {
   const options = resolveRunOptions({
     cloudProvider: 'fake', allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', serviceClusterIpRange: '10.96.0.0/12', ...FAST_LEASE, ...flags,
   });
@@ -163,8 +163,8 @@ describe('ControllerManager', () => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     let calls = 0;
-    class SlowCloud extends FakeCloudProvider {
-      override async instancesMetadata(...args: Parameters<FakeCloudProvider['instancesMetadata']>) {
+    class SlowCloud extends FakeProvider {
+      override async instancesMetadata(...args: Parameters<FakeProvider['instancesMetadata']>) {
         calls++;
         await gate;
         return super.instancesMetadata(args[0]);

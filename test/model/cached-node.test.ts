@@ -2,7 +2,7 @@
 // exactly its documented fields of a realistic Node, and the whole controller manager, run over
 // full Nodes whose every property read is recorded, reads nothing the transform drops.
 import { describe, expect, it } from 'vitest';
-import { FakeCloudProvider } from '../../providers/fake/fake.js';
+import { FakeProvider } from '../../providers/fake/fake.js';
 import { CACHED_NODE_ANNOTATIONS, slimNode } from '../../src/model/cached-node.js';
 import { hasUninitializedTaint, nodePodCIDRs, PROVIDED_NODE_IP_ANNOTATION, type NodeObject } from '../../src/model/node.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../../src/model/node.js';
@@ -146,7 +146,7 @@ const cluster = useManagerCluster();
 describe('the controllers read nothing the node transform drops', () => {
   it('initialise, allocate, refresh and audit over full Nodes: every property read is one slimNode keeps', async () => {
     const reads = new Set<string>();
-    const cloud = new FakeCloudProvider();
+    const cloud = new FakeProvider();
     const names = ['fresh-1', 'fresh-2', 'held-1'];
     names.forEach((n, i) => cloud.setInstance(n, { addresses: [ip(`10.0.0.${i + 5}`), ip(`fd00::${i + 5}`)], zone: 'z1', region: 'r1', instanceType: 't1' }));
     const create = (n: NodeObject) => {

@@ -1,12 +1,12 @@
 import { describe, it, expect } from 'vitest';
-import { FakeCloudProvider } from '../../providers/fake/fake.js';
+import { FakeProvider } from '../../providers/fake/fake.js';
 import { createProvider } from '../../providers/index.js';
 
 const addr = (address: string) => [{ type: 'InternalIP' as const, address }];
 
-describe('FakeCloudProvider', () => {
+describe('FakeProvider', () => {
   it('answers from programmed instances with defaults and copies', async () => {
-    const fake = new FakeCloudProvider({ instances: { a: { addresses: addr('10.0.0.1'), zone: 'z1' } } });
+    const fake = new FakeProvider({ instances: { a: { addresses: addr('10.0.0.1'), zone: 'z1' } } });
     fake.setInstance('b', { providerID: 'aws:///z/i-1', addresses: addr('10.0.0.2'), shutdown: true });
     const md = await fake.instancesMetadata([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
     expect(md.get('a')).toEqual({ kind: 'found', value: { providerID: 'fake://a', zone: 'z1', addresses: addr('10.0.0.1') } });
@@ -26,7 +26,7 @@ describe('FakeCloudProvider', () => {
   });
 
   it('updates, shuts down and removes instances', async () => {
-    const fake = new FakeCloudProvider().setInstance('a', { addresses: addr('10.0.0.1') });
+    const fake = new FakeProvider().setInstance('a', { addresses: addr('10.0.0.1') });
     fake.updateInstance('a', { addresses: addr('10.0.0.9') }).setShutdown('a');
     expect((await fake.instancesMetadata([{ name: 'a' }])).get('a')).toEqual({ kind: 'found', value: { providerID: 'fake://a', addresses: addr('10.0.0.9') } });
     expect((await fake.instancesShutdown([{ name: 'a' }])).get('a')).toEqual({ kind: 'found', value: true });
@@ -37,7 +37,7 @@ describe('FakeCloudProvider', () => {
   });
 
   it('fails whole calls N times, per-node until cleared, and by rejection', async () => {
-    const fake = new FakeCloudProvider().setInstance('a', { addresses: addr('10.0.0.1') }).setInstance('b', { addresses: addr('10.0.0.2') });
+    const fake = new FakeProvider().setInstance('a', { addresses: addr('10.0.0.1') }).setInstance('b', { addresses: addr('10.0.0.2') });
     const kinds = async () => [...(await fake.instancesMetadata([{ name: 'a' }, { name: 'b' }])).values()].map((r) => r.kind);
 
     fake.failNext(2, 'throttled');
@@ -67,7 +67,7 @@ describe('FakeCloudProvider', () => {
   });
 
   it('counts calls per method and nodes per call', async () => {
-    const fake = new FakeCloudProvider().setInstance('a', { addresses: [] });
+    const fake = new FakeProvider().setInstance('a', { addresses: [] });
     await fake.instancesMetadata([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
     await fake.instancesMetadata([{ name: 'a' }]);
     await fake.instancesExist([{ name: 'a' }, { name: 'b' }]);
@@ -84,7 +84,7 @@ describe('FakeCloudProvider', () => {
   });
 
   it('adds latency and honours abort signals', async () => {
-    const fake = new FakeCloudProvider({ latencyMs: 30 }).setInstance('a', { addresses: [] });
+    const fake = new FakeProvider({ latencyMs: 30 }).setInstance('a', { addresses: [] });
     const started = Date.now();
     const pending = fake.instancesMetadata([{ name: 'a' }]);
     let settled = false;
@@ -104,8 +104,8 @@ describe('FakeCloudProvider', () => {
 
   it('is registered as --cloud-provider fake and resets fully', async () => {
     const p = await createProvider('fake', {});
-    expect(p).toBeInstanceOf(FakeCloudProvider);
-    const fake = p as FakeCloudProvider;
+    expect(p).toBeInstanceOf(FakeProvider);
+    const fake = p as FakeProvider;
     fake.setInstance('a', { addresses: [] }).failNext(1);
     await fake.instancesExist([{ name: 'a' }]);
     fake.reset();

@@ -2,7 +2,7 @@ import { describe, it, expect, afterEach, vi } from 'vitest';
 import { mkdtemp, rename, rm, symlink, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { StaticCloudProvider } from '../../providers/static/provider.js';
+import { StaticProvider } from '../../providers/static/provider.js';
 import { createProvider } from '../../providers/index.js';
 import type { ProviderLogger } from '../../providers/types.js';
 
@@ -24,18 +24,18 @@ function recordingLogger(): ProviderLogger & { errors: Array<{ obj: Record<strin
 
 const cfg = (addr: string): string => `nodes:\n  node-a:\n    zone: zone-a\n    addresses:\n      - { type: InternalIP, address: ${addr} }\n`;
 
-async function open(file: string, logger?: ProviderLogger, watch = true): Promise<StaticCloudProvider> {
-  const p = await StaticCloudProvider.open({ path: file, logger, debounceMs: 20, pollMs: 50, watch });
+async function open(file: string, logger?: ProviderLogger, watch = true): Promise<StaticProvider> {
+  const p = await StaticProvider.open({ path: file, logger, debounceMs: 20, pollMs: 50, watch });
   cleanups.push(() => p.close());
   return p;
 }
 
-async function addressOf(p: StaticCloudProvider): Promise<string | undefined> {
+async function addressOf(p: StaticProvider): Promise<string | undefined> {
   const r = (await p.instancesMetadata([{ name: 'node-a' }])).get('node-a');
   return r?.kind === 'found' ? r.value.addresses[0]?.address : undefined;
 }
 
-describe('StaticCloudProvider', () => {
+describe('StaticProvider', () => {
   it('answers found, notFound, exist and shutdown per node', async () => {
     const file = path.join(await tempDir(), 'cloud.yaml');
     await writeFile(file, `${cfg('10.0.0.1')}  node-b:\n    shutdown: true\n`);
@@ -66,10 +66,10 @@ describe('StaticCloudProvider', () => {
 
   it('fails to start on a missing or invalid file, naming the field', async () => {
     const dir = await tempDir();
-    await expect(StaticCloudProvider.open({ path: path.join(dir, 'nope.yaml') })).rejects.toThrow(/--cloud-config .*nope.yaml: cannot read/);
+    await expect(StaticProvider.open({ path: path.join(dir, 'nope.yaml') })).rejects.toThrow(/--cloud-config .*nope.yaml: cannot read/);
     const file = path.join(dir, 'bad.yaml');
     await writeFile(file, 'nodes:\n  n:\n    addresses:\n      - { type: Bogus, address: x }\n');
-    await expect(StaticCloudProvider.open({ path: file })).rejects.toThrow(/nodes\.n\.addresses\[0\]\.type.*"Bogus"/);
+    await expect(StaticProvider.open({ path: file })).rejects.toThrow(/nodes\.n\.addresses\[0\]\.type.*"Bogus"/);
     await expect(createProvider('static', {})).rejects.toThrow(/--cloud-config: required/);
   });
 
@@ -145,7 +145,7 @@ describe('StaticCloudProvider', () => {
   it('never applies content read in the middle of a write (an empty file would drop every node)', async () => {
     const file = path.join(await tempDir(), 'cloud.yaml');
     await writeFile(file, cfg('10.0.0.1'));
-    const p = await StaticCloudProvider.open({ path: file, debounceMs: 200, pollMs: 0, watch: false });
+    const p = await StaticProvider.open({ path: file, debounceMs: 200, pollMs: 0, watch: false });
     cleanups.push(() => p.close());
     await writeFile(file, ''); // truncated, as a save in place leaves it for a moment
     const reload = p.reload();
@@ -165,10 +165,10 @@ describe('StaticCloudProvider', () => {
   });
 
   /** A provider polling every 30 ms (no fs.watch), with the given statTrustMs, over a fresh file. */
-  async function polling(statTrustMs: number): Promise<{ file: string; p: StaticCloudProvider }> {
+  async function polling(statTrustMs: number): Promise<{ file: string; p: StaticProvider }> {
     const file = path.join(await tempDir(), 'cloud.yaml');
     await writeFile(file, cfg('10.0.0.1'));
-    const p = await StaticCloudProvider.open({ path: file, debounceMs: 20, pollMs: 30, watch: false, statTrustMs });
+    const p = await StaticProvider.open({ path: file, debounceMs: 20, pollMs: 30, watch: false, statTrustMs });
     cleanups.push(() => p.close());
     return { file, p };
   }

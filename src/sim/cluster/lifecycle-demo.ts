@@ -3,7 +3,7 @@
 // operator would: one machine's entry removed (its Node is deleted), the other marked
 // `shutdown: true` (its Node gets the shutdown taint).
 import { writeFile } from 'node:fs/promises';
-import type { StaticCloudProvider } from '../../../providers/static/provider.js';
+import type { StaticProvider } from '../../../providers/static/provider.js';
 import { nodePodCIDRs, type NodeObject } from '../../model/node.js';
 import { hasShutdownTaint } from '../../controllers/nodelifecycle/plan.js';
 import type { ApiServerDouble } from '../apiserver/server.js';
@@ -46,7 +46,7 @@ export function lifecycleDemoAfterEdit(demo: readonly SimNode[]): SimNode[] {
 
 export interface LifecycleDemoInput {
   api: ApiServerDouble;
-  provider: StaticCloudProvider;
+  provider: StaticProvider;
   cloudConfig: string;
   /** Every other entry of the cloud-config, kept as it is. */
   others: readonly SimNode[];

@@ -4,7 +4,7 @@
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { StaticCloudProvider } from '../../../providers/static/provider.js';
+import { StaticProvider } from '../../../providers/static/provider.js';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../model/node.js';
 import { kubeConfigFromString } from '../../kube/client.js';
 import type { EventObject } from '../../kube/types.js';
@@ -147,14 +147,14 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     throw err.code === 'EADDRINUSE' ? new Error(`--port: ${options.port} is already in use on 127.0.0.1`, { cause: err }) : err;
   });
   const dir = await mkdtemp(path.join(tmpdir(), 'node-address-ccm-sim-'));
-  let provider: StaticCloudProvider | undefined;
+  let provider: StaticProvider | undefined;
   const abort = new AbortController();
   let done: Promise<unknown> | undefined;
   try {
     const cloudConfig = path.join(dir, 'cloud-config.yaml');
     await writeFile(cloudConfig, staticCloudConfig([...cluster, ...spare, ...demo]));
     // The sandbox watches the file, so instances can be added while it runs.
-    provider = await StaticCloudProvider.open({ path: cloudConfig, logger: log, watch: keep !== undefined, pollMs: keep ? 2000 : 0 });
+    provider = await StaticProvider.open({ path: cloudConfig, logger: log, watch: keep !== undefined, pollMs: keep ? 2000 : 0 });
     api.store.createMany('nodes', [...cluster, ...demo].map((c) => c.node));
     const expectedDone = cluster.length;
     if (options.progress !== false) {

@@ -2,7 +2,7 @@
 // node's NetworkUnavailable condition becomes False/RouteCreated, and a range clashing with a
 // pool's block, another node or a Service range is reported (Warning events), not hidden.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeCloudProvider } from '../../../providers/fake/fake.js';
+import { FakeProvider } from '../../../providers/fake/fake.js';
 import { CloudRangeIndex, cloudRangesFromProvider, recordCloudRanges } from '../../../src/controllers/nodeipam/cloud-allocator.js';
 import { POD_CIDR_POOL_ANNOTATION, CLOUD_POOL } from '../../../src/model/node.js';
 import { PodCIDRAllocator, cidrsOverlap, flagsPoolToClusterCIDR, parseCIDR, parseFlagsPool } from '../../../src/ipam/index.js';
@@ -31,7 +31,7 @@ const conditions = (name: string): { type: string; status: string; reason?: stri
 
 describe('CloudAllocator', () => {
   it('writes the cloud ranges with the cloud pool annotation and sets NetworkUnavailable=False/RouteCreated, keeping other conditions', async () => {
-    const cloud = new FakeCloudProvider();
+    const cloud = new FakeProvider();
     cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.1.0/24', 'fd00:8::1:0/112'] });
     const node = createNode(api, { name: 'a', tainted: false });
     const stored = api.store.get('nodes', 'a');
@@ -50,7 +50,7 @@ describe('CloudAllocator', () => {
   });
 
   it('a failed condition write is retried on its own: the blocks are written once and kept', async () => {
-    const cloud = new FakeCloudProvider();
+    const cloud = new FakeProvider();
     cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.1.0/24'] });
     const fault = api.faults.inject({ verb: 'patch', resource: 'nodes', subresource: 'status', status: 500, count: 1 });
     const r = await startReplica(api, { cloud: cloudRangesFromProvider(cloud), flags: { clusterCIDR: '10.8.0.0/16', nodeCIDRMaskSizeIPv4: 24 } });
@@ -63,7 +63,7 @@ describe('CloudAllocator', () => {
   });
 
   it('a clash with another node and with a Service range is reported; a node the cloud has no range for waits with a Warning', async () => {
-    const cloud = new FakeCloudProvider();
+    const cloud = new FakeProvider();
     cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.0.0/24'] });
     cloud.setInstance('b', { addresses: [ip('10.0.0.2')], podCIDRs: ['10.8.0.0/24'] });
     cloud.setInstance('c', { addresses: [ip('10.0.0.3')] });
@@ -88,7 +88,7 @@ describe('CloudAllocator', () => {
 
 describe('CloudAllocator: a node deleted while its range is looked up', () => {
   it('leaves nothing behind: a later node given the same range is not reported as clashing with it', async () => {
-    const cloud = new FakeCloudProvider();
+    const cloud = new FakeProvider();
     cloud.setInstance('gone', { addresses: [ip('10.0.0.1')], podCIDRs: ['172.20.1.0/24'] });
     cloud.setInstance('b', { addresses: [ip('10.0.0.2')], podCIDRs: ['172.20.1.0/24'] });
     cloud.setInstance('sentinel', { addresses: [ip('10.0.0.3')], podCIDRs: ['172.20.9.0/24'] });
@@ -128,7 +128,7 @@ describe('CloudAllocator: a node deleted while its range is looked up', () => {
 
 describe('CloudAllocator after a restart', () => {
   it('existing cloud ranges outside every pool are recorded without warnings; a new node given one of them is reported', async () => {
-    const cloud = new FakeCloudProvider();
+    const cloud = new FakeProvider();
     cloud.setInstance('old', { addresses: [ip('10.0.0.1')], podCIDRs: ['172.20.1.0/24'] });
     cloud.setInstance('new', { addresses: [ip('10.0.0.2')], podCIDRs: ['172.20.1.0/25'] });
     createNode(api, { name: 'old', tainted: false, podCIDRs: ['172.20.1.0/24'] });

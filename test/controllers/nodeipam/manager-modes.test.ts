@@ -2,7 +2,7 @@
 // CloudAllocator with cloud-node (the cloud's ranges, the condition, no claims), and the audit
 // loop's metric and conflict events in MultiCIDRRangeAllocator mode.
 import { describe, expect, it } from 'vitest';
-import { FakeCloudProvider } from '../../../providers/fake/fake.js';
+import { FakeProvider } from '../../../providers/fake/fake.js';
 import { resolveRunOptions, type RawRunFlags } from '../../../src/manager/options.js';
 import { useManagerCluster } from '../../helpers/manager-double.js';
 import { hasUninitializedTaint, type NodeObject } from '../../../src/model/node.js';
@@ -15,7 +15,7 @@ import { createClusterCIDR, podCIDRsOf } from './harness.js';
 
 const cluster = useManagerCluster();
 
-function start(flags: RawRunFlags, provider?: FakeCloudProvider) {
+function start(flags: RawRunFlags, provider?: FakeProvider) {
   return cluster.run(resolveRunOptions({ leaderElect: 'false', securePort: '0', ...flags }), {
     userAgent: 'ccm-modes', watchStaleAfterMs: 5000, auditIntervalMs: 100,
     ...(provider ? { provider } : {}),
@@ -26,7 +26,7 @@ const stored = (name: string): NodeObject => cluster.api.store.get('nodes', name
 
 describe('ControllerManager allocator types', () => {
   it('CloudAllocator with cloud-node: cloud-node initialises without pod CIDRs, node-ipam writes the cloud ranges and the condition', async () => {
-    const cloud = new FakeCloudProvider();
+    const cloud = new FakeProvider();
     cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.3.0/24'] });
     start({ cloudProvider: 'fake', allocateNodeCidrs: true, cidrAllocatorType: 'CloudAllocator' }, cloud);
     createNode(cluster.api, { name: 'a' });
@@ -38,7 +38,7 @@ describe('ControllerManager allocator types', () => {
   });
 
   it('CloudAllocator without cloud-node: the range lookups count in the cloud-call metrics', async () => {
-    const cloud = new FakeCloudProvider();
+    const cloud = new FakeProvider();
     cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.3.0/24'] });
     const manager = start({ cloudProvider: 'fake', controllers: 'node-ipam', allocateNodeCidrs: true, cidrAllocatorType: 'CloudAllocator' }, cloud);
     createNode(cluster.api, { name: 'a', tainted: false });

@@ -2,7 +2,7 @@
 // period (batched, 5,000 nodes), what each answer leads to, conflicts, and a provider that fails.
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { FakeCloudProvider } from '../../../providers/fake/fake.js';
+import { FakeProvider } from '../../../providers/fake/fake.js';
 import { ApiError } from '../../../src/kube/errors.js';
 import { CloudNodeLifecycleController } from '../../../src/controllers/nodelifecycle/controller.js';
 import { hasShutdownTaint, SHUTDOWN_TAINT } from '../../../src/controllers/nodelifecycle/plan.js';
@@ -23,7 +23,7 @@ function memoryDeleter(store: MemoryNodes): NodeDeleter {
   };
 }
 
-function setup(nodes: MakeNodeOptions[], cloud = new FakeCloudProvider()) {
+function setup(nodes: MakeNodeOptions[], cloud = new FakeProvider()) {
   const store = new MemoryNodes();
   for (const o of nodes) store.put(makeNode({ tainted: false, uid: `uid-${o.name}`, ...o }));
   const events = new MemoryEvents();
@@ -36,7 +36,7 @@ function setup(nodes: MakeNodeOptions[], cloud = new FakeCloudProvider()) {
 
 describe('cloud node lifecycle loop', () => {
   it('5,000 nodes: Ready ones cost no call; 4,000 not Ready cost 8 existence calls and 8 shutdown calls of at most 500', async () => {
-    const cloud = new FakeCloudProvider();
+    const cloud = new FakeProvider();
     const specs: MakeNodeOptions[] = [];
     for (let i = 0; i < 5000; i++) {
       const name = `n-${i}`;
@@ -67,7 +67,7 @@ describe('cloud node lifecycle loop', () => {
   });
 
   it('gone → deleted with a Normal DeletingNode event; shut down → tainted once; running → untouched', async () => {
-    const cloud = new FakeCloudProvider({ instances: { down: { addresses: [], shutdown: true }, up: { addresses: [] } } });
+    const cloud = new FakeProvider({ instances: { down: { addresses: [], shutdown: true }, up: { addresses: [] } } });
     const { controller, store, events } = setup([{ name: 'gone', ready: 'Unknown' }, { name: 'down', ready: 'False' }, { name: 'up', ready: 'False' }], cloud);
     await controller.monitorNodes();
     expect(store.get('gone')).toBeUndefined();
@@ -88,7 +88,7 @@ describe('cloud node lifecycle loop', () => {
   });
 
   it('a provider error (per node, whole call, rejected promise) leaves nodes alone until a later period', async () => {
-    const cloud = new FakeCloudProvider();
+    const cloud = new FakeProvider();
     const { controller, store, registry } = setup([{ name: 'a', ready: 'False' }, { name: 'b', ready: 'False' }], cloud);
     cloud.failNode('a', 'throttled', 1);
     let stats = await controller.monitorNodes();
@@ -108,7 +108,7 @@ describe('cloud node lifecycle loop', () => {
   });
 
   it('a taint write that conflicts is re-planned on the fresh node and keeps the taint added meanwhile', async () => {
-    const cloud = new FakeCloudProvider({ instances: { s: { addresses: [], shutdown: true } } });
+    const cloud = new FakeProvider({ instances: { s: { addresses: [], shutdown: true } } });
     const { controller, store } = setup([{ name: 's', ready: 'False' }], cloud);
     let once = true;
     store.beforeWrite = (w) => {
@@ -128,7 +128,7 @@ describe('cloud node lifecycle loop', () => {
     const real = memoryDeleter(store);
     let fail = true;
     const deleter: NodeDeleter = { delete: (n, u) => (fail ? Promise.reject(new ApiError({ code: 500, message: 'etcd timeout', method: 'DELETE', path: '/api/v1/nodes/g' })) : real.delete(n, u)) };
-    const c2 = new CloudNodeLifecycleController({ nodes: store, writer: store.writer(), deleter, provider: new FakeCloudProvider(), events, monitorPeriodMs: 1000 });
+    const c2 = new CloudNodeLifecycleController({ nodes: store, writer: store.writer(), deleter, provider: new FakeProvider(), events, monitorPeriodMs: 1000 });
     expect((await c2.monitorNodes()).failed).toBe(1);
     expect(events.for('g').map((e) => [e.type, e.reason])).toEqual([['Warning', 'DeletingNodeFailed']]);
     fail = false;
@@ -138,7 +138,7 @@ describe('cloud node lifecycle loop', () => {
 
   it('rejects a non-positive period and batch size with the flag name', () => {
     const store = new MemoryNodes();
-    const base = { nodes: store, writer: store.writer(), deleter: memoryDeleter(store), provider: new FakeCloudProvider(), events: new MemoryEvents() };
+    const base = { nodes: store, writer: store.writer(), deleter: memoryDeleter(store), provider: new FakeProvider(), events: new MemoryEvents() };
     expect(() => new CloudNodeLifecycleController({ ...base, monitorPeriodMs: 0 })).toThrow('--node-monitor-period: must be positive, got 0ms');
     expect(() => new CloudNodeLifecycleController({ ...base, monitorPeriodMs: 10, maxBatch: 0 })).toThrow('maxBatch: must be an integer >= 1, got 0');
   });

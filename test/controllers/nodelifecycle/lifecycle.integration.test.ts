@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify as toYAML } from 'yaml';
-import { StaticCloudProvider } from '../../../providers/static/provider.js';
+import { StaticProvider } from '../../../providers/static/provider.js';
 import { DockerClient, KindProvider } from '../../../providers/kind/index.js';
-import { FakeCloudProvider } from '../../../providers/fake/fake.js';
+import { FakeProvider } from '../../../providers/fake/fake.js';
 import { CloudNodeLifecycleController } from '../../../src/controllers/nodelifecycle/controller.js';
 import { hasShutdownTaint, SHUTDOWN_TAINT_KEY } from '../../../src/controllers/nodelifecycle/plan.js';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../../src/model/node.js';
@@ -42,7 +42,7 @@ function nodeEvents(api: ApiServerDouble, name: string): EventObject[] {
 describe('cloud-node-lifecycle in the whole process, static provider', () => {
   const cluster = useManagerCluster();
   let dir: string | undefined;
-  let provider: StaticCloudProvider | undefined;
+  let provider: StaticProvider | undefined;
   afterEach(async () => {
     provider?.close();
     provider = undefined;
@@ -55,7 +55,7 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
     const file = path.join(dir, 'cloud-config.yaml');
     const entry = (n: number) => ({ addresses: [{ type: 'InternalIP', address: `10.0.0.${n}` }] });
     await writeFile(file, toYAML({ nodes: { s1: entry(1), s2: entry(2), s3: entry(3) } }));
-    provider = await StaticCloudProvider.open({ path: file, debounceMs: 20, pollMs: 0 });
+    provider = await StaticProvider.open({ path: file, debounceMs: 20, pollMs: 0 });
     const running = cluster.run(resolveRunOptions({
       cloudProvider: 'static', cloudConfig: file, controllers: '*,cloud-node-lifecycle', nodeMonitorPeriod: `${PERIOD_MS}ms`,
       allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', leaderElect: false, securePort: '0',
@@ -108,7 +108,7 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
   });
 
   it('leader-elected with the other controllers: only the leader runs it', async () => {
-    const clouds = [new FakeCloudProvider(), new FakeCloudProvider()];
+    const clouds = [new FakeProvider(), new FakeProvider()];
     const lease = { leaderElectLeaseDuration: '1500ms', leaderElectRenewDeadline: '1s', leaderElectRetryPeriod: '200ms' };
     const managers = clouds.map((cloud, i) => cluster.run(resolveRunOptions({
       cloudProvider: 'fake', controllers: 'cloud-node-lifecycle', nodeMonitorPeriod: '200ms', securePort: '0', ...lease,
@@ -123,7 +123,7 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
   });
 
   it('not named in --controllers: not running, even with every other controller', async () => {
-    const cloud = new FakeCloudProvider();
+    const cloud = new FakeProvider();
     const running = cluster.run(resolveRunOptions({ cloudProvider: 'fake', controllers: '*', leaderElect: false, securePort: '0' }), { provider: cloud });
     createNode(cluster.api, { name: 'gone', ready: 'False' });
     await until(() => running.manager.controllers().cloudNode !== undefined, 5000, 'controllers started');
@@ -199,7 +199,7 @@ describe('cloud-node-lifecycle through the API double', () => {
     const old = createNode(api, { name: 'reused', tainted: false, ready: 'False' });
     let recreated: NodeObject | undefined;
     // Between the decision (made on the cached, old Node) and the DELETE, the name is reused.
-    const { controller, events } = await run(new FakeCloudProvider(), (real) => ({
+    const { controller, events } = await run(new FakeProvider(), (real) => ({
       delete: async (name, uid) => {
         expect(uid).toBe(old.metadata.uid);
         api.store.delete('nodes', name);

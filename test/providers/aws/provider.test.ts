@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
-import { AWSCloudProvider, type AWSProviderOptions } from '../../../providers/aws/provider.js';
+import { AwsProvider, type AwsProviderOptions } from '../../../providers/aws/provider.js';
 import { BackoffGate } from '../../../providers/aws/backoff.js';
 import { EC2Emulator, type EmulatedInstance } from '../../emulators/ec2/server.js';
 import type { NodeRef } from '../../../providers/types.js';
@@ -7,7 +7,7 @@ import type { NodeRef } from '../../../providers/types.js';
 const emu = new EC2Emulator();
 let endpoint = '';
 const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'fake-secret' };
-const providers: AWSCloudProvider[] = [];
+const providers: AwsProvider[] = [];
 
 beforeAll(async () => {
   endpoint = await emu.start();
@@ -20,8 +20,8 @@ beforeEach(() => {
   emu.reset();
 });
 
-function provider(options: AWSProviderOptions = {}): AWSCloudProvider {
-  const p = new AWSCloudProvider({
+function provider(options: AwsProviderOptions = {}): AwsProvider {
+  const p = new AwsProvider({
     endpoint,
     credentials,
     region: 'us-east-1',
@@ -54,7 +54,7 @@ function instance(n: number, extra: Partial<EmulatedInstance> = {}): EmulatedIns
 
 const byProviderID = (n: number, name = `node-${n}`): NodeRef => ({ name, providerID: `aws:///us-east-1a/${iid(n)}` });
 
-describe('AWSCloudProvider through the EC2 emulator', () => {
+describe('AwsProvider through the EC2 emulator', () => {
   it('maps a found instance to metadata', async () => {
     emu.add(
       instance(1, {
@@ -243,7 +243,7 @@ describe('AWSCloudProvider through the EC2 emulator', () => {
     const saved = process.env.AWS_ENDPOINT_URL_EC2;
     process.env.AWS_ENDPOINT_URL_EC2 = endpoint;
     try {
-      const p = await AWSCloudProvider.create({ credentials, config: { region: 'eu-west-1' }, maxAttempts: 1, retryMode: 'standard' });
+      const p = await AwsProvider.create({ credentials, config: { region: 'eu-west-1' }, maxAttempts: 1, retryMode: 'standard' });
       providers.push(p);
       const res = await p.instancesMetadata([byProviderID(1)]);
       expect(res.get('node-1')).toMatchObject({ kind: 'found', value: { region: 'eu-west-1' } });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GceEmulator, staticTokenAuthClient, type EmulatedInstance } from '../../emulators/gce/server.js';
 import { ComputeInstanceSource, createGceProvider, createInstancesClient, GceProvider, GCE_LISTING_MAX_AGE_MS, type GceConfig, type GceProviderOptions } from '../../../providers/gce/index.js';
+import { readCloudConfig } from '../../../providers/cloud-config.js';
 import type { CloudProvider, InstanceResult, NodeRef } from '../../../providers/types.js';
 
 const PROJECT = 'e2e-proj';
@@ -258,7 +259,7 @@ describe('gce provider paging at scale', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'gce-conf-'));
     const conf = path.join(dir, 'gce.conf');
     await writeFile(conf, `[global]\nproject-id = ${PROJECT}\napi-endpoint = ${emu.url}/compute/v1/\nstack-type = IPV4\n`);
-    gce = await createGceProvider({ cloudConfig: conf }, { authClient: staticTokenAuthClient() });
+    gce = await createGceProvider({ cloudConfig: await readCloudConfig(conf) }, { authClient: staticTokenAuthClient() });
   });
   afterAll(async () => {
     await gce?.close?.();
@@ -285,7 +286,7 @@ describe('gce provider paging at scale', () => {
 
   it('the same resync asked in batches of 500, as the controller asks, still costs 10 pages', async () => {
     emu.requests.length = 0;
-    const fresh = await createGceProvider({ cloudConfig: path.join(dir, 'gce.conf') }, { authClient: staticTokenAuthClient() });
+    const fresh = await createGceProvider({ cloudConfig: await readCloudConfig(path.join(dir, 'gce.conf')) }, { authClient: staticTokenAuthClient() });
     try {
       for (let b = 0; b < N; b += 500) {
         const batch = Array.from({ length: 500 }, (_, i) => ({ name: `node-${String(b + i).padStart(4, '0')}` }));

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DockerEmulator } from '../../emulators/docker/server.js';
-import { createKindProvider, DockerClient, fileOverridesLoader, KindProvider, overridesLoaderFor } from '../../../providers/kind/index.js';
+import { DockerClient, fileOverridesLoader, KindProvider, overridesLoaderFor } from '../../../providers/kind/index.js';
+import { createProvider } from '../../../providers/index.js';
 import type { CloudProvider, InstanceResult } from '../../../providers/types.js';
 
 const LABEL = 'io.x-k8s.kind.cluster';
@@ -166,10 +167,10 @@ describe('kind provider against the Docker Engine API emulator', () => {
   it('is built from a cloud-config file the way --cloud-provider kind builds it', async () => {
     const conf = path.join(dir, 'kind.yaml');
     await writeFile(conf, `cluster: kind\ndockerSocket: ${docker.socketPath}\noverridesFile: ${overridesPath}\n`);
-    const provider: CloudProvider = await createKindProvider({ cloudConfig: conf });
+    const provider: CloudProvider = await createProvider('kind', { cloudConfig: conf });
     expect(provider.name).toBe('kind');
     expect(summary(await provider.instancesExist([{ name: 'kind-control-plane' }]))).toEqual({ 'kind-control-plane': true });
-    await expect(createKindProvider({})).rejects.toThrow(/--cloud-config: required/);
+    await expect(createProvider('kind', {})).rejects.toThrow(/--cloud-config: required/);
   });
 });
 

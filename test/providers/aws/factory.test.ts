@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createProvider } from '../../../providers/index.js';
-import { AWSCloudProvider } from '../../../providers/aws/provider.js';
+import { AwsProvider } from '../../../providers/aws/provider.js';
 import { EC2Emulator } from '../../emulators/ec2/server.js';
 
 const emu = new EC2Emulator();
@@ -48,7 +48,7 @@ describe('--cloud-provider aws', () => {
     });
     const p = await createProvider('aws', { cloudConfig: conf });
     try {
-      expect(p).toBeInstanceOf(AWSCloudProvider);
+      expect(p).toBeInstanceOf(AwsProvider);
       const res = await p.instancesMetadata([{ name: 'ip-10-0-0-1.ap-south-1.compute.internal' }]);
       expect(res.get('ip-10-0-0-1.ap-south-1.compute.internal')).toMatchObject({
         kind: 'found',
@@ -71,10 +71,24 @@ describe('--cloud-provider aws', () => {
   it('fails clearly on a bad cloud.conf or a missing region', async () => {
     const conf = path.join(dir, 'bad.conf');
     await writeFile(conf, '[Global]\nNodeIPFamilies = ipv7\n');
-    await expect(createProvider('aws', { cloudConfig: conf })).rejects.toThrow(/bad\.conf: cloud-config: \[Global\] NodeIPFamilies \(line 2\): unknown family "ipv7"/);
-    await expect(createProvider('aws', { cloudConfig: path.join(dir, 'missing.conf') })).rejects.toThrow(/missing\.conf: cannot read/);
+    await expect(createProvider('aws', { cloudConfig: conf })).rejects.toThrow(`--cloud-config ${conf}: [Global] NodeIPFamilies (line 2): unknown family "ipv7"`);
+    const missing = path.join(dir, 'missing.conf');
+    await expect(createProvider('aws', { cloudConfig: missing })).rejects.toThrow(`--cloud-config ${missing}: cannot read: no such file`);
     const noRegion = path.join(dir, 'no-region.conf');
     await writeFile(noRegion, '[Global]\nKubernetesClusterID = c1\n');
     await expect(createProvider('aws', { cloudConfig: noRegion })).rejects.toThrow(/no region/);
+  });
+
+  it('takes a blank cloud.conf as every default, as cloud-provider-aws does', async () => {
+    const blank = path.join(dir, 'blank.conf');
+    await writeFile(blank, '\n');
+    process.env.AWS_REGION = 'eu-west-1';
+    try {
+      const p = await createProvider('aws', { cloudConfig: blank });
+      expect(p).toMatchObject({ region: 'eu-west-1', nodeIPFamilies: ['ipv4'], clusterID: undefined });
+      await p.close?.();
+    } finally {
+      delete process.env.AWS_REGION;
+    }
   });
 });

@@ -1,6 +1,6 @@
 // `--cloud-provider fake`: an empty in-memory cloud (useful with the simulated cluster, which
 // programs it directly).
 import type { ProviderFactory } from '../types.js';
-import { FakeCloudProvider } from './fake.js';
+import { FakeProvider } from './fake.js';
 
-export const create: ProviderFactory = async () => new FakeCloudProvider();
+export const create: ProviderFactory = async () => new FakeProvider();
