@@ -60,12 +60,12 @@ async function join(count: number, withCloudNode: boolean): Promise<string> {
   const abort = new AbortController();
   const done = manager.run(abort.signal);
   await waitFor(() => manager.controllers().ipam?.ready() === true && (!withCloudNode || manager.controllers().cloudNode !== undefined), 60_000, 'controllers ready');
-  await waitFor(() => manager.controllers().ipam!.allocator.poolNames().length === POOLS, 60_000, 'pools loaded');
+  await waitFor(() => manager.controllers().ipam!.ledger.poolNames().length === POOLS, 60_000, 'pools loaded');
   api.resetCounters();
   const started = performance.now();
   api.store.createMany('nodes', Array.from({ length: count }, (_, i) => node(i, withCloudNode)));
   const ipam = manager.controllers().ipam!;
-  await waitFor(() => ipam.allocator.nodeNames().length >= count, 600_000, 'allocations');
+  await waitFor(() => ipam.ledger.nodeNames().length >= count, 600_000, 'allocations');
   const nodes = (): NodeObject[] => api.store.list('nodes') as unknown as NodeObject[];
   await waitFor(() => api.count({ verb: 'patch', resource: 'nodes', subresource: '', userAgent: USER_AGENT }) >= count, 600_000, 'node writes');
   await waitFor(() => nodes().every((n) => nodePodCIDRs(n).length > 0), 600_000, 'every node has blocks');

@@ -5,7 +5,7 @@
 // a stall longer than the renew deadline loses the Lease. The cache, writer and event sink are in
 // memory: this measures the controller and the allocator, not the API server.
 import { performance } from 'node:perf_hooks';
-import { NodeIPAMController } from '../src/controllers/nodeipam/controller.js';
+import { RangeAllocator } from '../src/controllers/nodeipam/range-allocator.js';
 import { FlagsPoolSource } from '../src/controllers/nodeipam/pool-source.js';
 import type { NodeObject } from '../src/model/node.js';
 import type { NodeCache, NodeHandlers } from '../src/controllers/seams.js';
@@ -37,9 +37,9 @@ function cache(list: NodeObject[]): NodeCache {
 async function restore(count: number): Promise<string> {
   const list = nodes(count);
   let events = 0;
-  const controller = new NodeIPAMController({
+  const controller = new RangeAllocator({
     nodes: cache(list),
-    writer: { get: () => Promise.reject(new Error('no writes in this bench')), patch: () => Promise.reject(new Error('no writes')), patchDiscardingResult: () => Promise.reject(new Error('no writes')), patchStatus: () => Promise.reject(new Error('no writes')) },
+    writer: { get: () => Promise.reject(new Error('no writes in this bench')), patch: () => Promise.reject(new Error('no writes')), patchStatus: () => Promise.reject(new Error('no writes')) },
     events: { emit: () => void events++ },
     sources: [new FlagsPoolSource({ clusterCIDR: '10.0.0.0/8' })],
     leaveTaintedNodes: false,
@@ -63,7 +63,7 @@ async function restore(count: number): Promise<string> {
   await new Promise((r) => setTimeout(r, 5));
   clearInterval(ticker);
   await controller.stop();
-  const heldOk = controller.allocator.nodeNames().length === list.length;
+  const heldOk = controller.ledger.nodeNames().length === list.length;
   return `| ${count.toLocaleString('en-US')} conflicting nodes + 1 legacy /12 | ${ms.toFixed(0)} ms | ${maxStall.toFixed(0)} ms | ${events.toLocaleString('en-US')} | ${heldOk ? 'every node held' : 'NOT every node held'} |`;
 }
 

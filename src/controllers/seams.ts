@@ -24,18 +24,13 @@ export interface NodeEventSink {
   emit(node: NodeObject, type: EventType, reason: string, message: string): void;
 }
 
-/** The node writes the controllers make. */
+/** The node writes the controllers make, as JSON merge patches. */
 export interface NodeWriter {
   get(name: string): Promise<NodeObject>;
-  /** JSON merge patch of node/status. */
+  /** Patch of node/status; the node it returns plans the next write (its new resourceVersion). */
   patchStatus(name: string, patch: unknown): Promise<NodeObject>;
-  /** JSON merge patch of the node (metadata and spec). */
-  patch(name: string, patch: unknown): Promise<NodeObject>;
-  /**
-   * The same patch when the caller has no use for the node it returns: the answer is read but not
-   * parsed (most of the garbage a joining node makes is parsing the 12 KB Nodes the server sends).
-   */
-  patchDiscardingResult(name: string, patch: unknown): Promise<void>;
+  /** Patch of the node (metadata and spec). No controller reads the node it writes, so none is returned. */
+  patch(name: string, patch: unknown): Promise<void>;
 }
 
 /** Node deletion, kept apart from NodeWriter: only the lifecycle controller deletes. */

@@ -31,16 +31,15 @@ export function nodeCacheFromWatcher(watcher: Watcher<WatchedNode>): NodeCache {
 }
 
 /**
- * Node writes as JSON merge patches (status through the status subresource). Every node the API
- * server returns goes through the node cache's transform: a controller holds the 12 KB answer of
- * its first write across the second, and the cached form (about 600 B) is all it reads of it, so
- * the whole parsed Node dies young instead of being carried into the old generation.
+ * Node writes as JSON merge patches (status through the status subresource). A status write's
+ * answer goes through the node cache's transform: the controller holds it across its next write,
+ * and the cached form is all it reads of it. A spec write's answer is drained unparsed: nobody
+ * reads it, and parsing a 12 KB Node per joining node is most of the garbage a join makes.
  */
 export function nodeWriterFromClient(client: KubeClient, transform: <T extends NodeObject>(node: T) => T = (n) => n): NodeWriter {
   return {
     get: async (name) => transform(await client.get<WatchedNode>(NODES, name)),
-    patch: async (name, patch) => transform(await client.patch<WatchedNode>(NODES, name, patch, 'merge')),
-    patchDiscardingResult: async (name, patch) => {
+    patch: async (name, patch) => {
       await client.patch(NODES, name, patch, 'merge', { discardResult: true });
     },
     patchStatus: async (name, patch) => transform(await client.patch<WatchedNode>(NODES, name, patch, 'merge', { subresource: 'status' })),

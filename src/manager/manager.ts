@@ -10,11 +10,13 @@ import type { CloudProvider } from '../../providers/types.js';
 import { CloudNodeController } from '../controllers/cloudnode/controller.js';
 import { CloudNodeLifecycleController } from '../controllers/nodelifecycle/controller.js';
 import type { NodeObject } from '../model/node.js';
-import { NodeIPAMController } from '../controllers/nodeipam/controller.js';
+import type { CIDRAllocator, CIDRAllocatorOptions } from '../controllers/nodeipam/cidr-allocator.js';
+import { CloudAllocator } from '../controllers/nodeipam/cloud-allocator.js';
+import { RangeAllocator } from '../controllers/nodeipam/range-allocator.js';
 import { FlagsPoolSource, type PoolSource } from '../controllers/nodeipam/pool-source.js';
 import { ClusterCIDRSource } from '../controllers/nodeipam/clustercidr-source.js';
 import { ServiceCIDRSource } from '../controllers/nodeipam/servicecidr-source.js';
-import { cloudRangesFromProvider } from '../controllers/nodeipam/cloud-allocator.js';
+import { cloudRangesFromProvider } from '../controllers/nodeipam/cloud-ranges.js';
 import { AuditLoop } from '../controllers/nodeipam/audit-loop.js';
 import { AUDIT_EVENT_REASON } from '../controllers/nodeipam/audit-loop.js';
 import { auditNode } from '../audit/objects.js';
@@ -102,7 +104,7 @@ export class ControllerManager {
   #provider: CloudProvider | undefined;
   #elector: LeaderElector | undefined;
   #cloudNode: CloudNodeController | undefined;
-  #ipam: NodeIPAMController | undefined;
+  #ipam: CIDRAllocator | undefined;
   #lifecycle: CloudNodeLifecycleController | undefined;
   #running: Promise<void> | undefined;
   #events: NodeEvents | undefined;
@@ -213,7 +215,7 @@ export class ControllerManager {
   }
 
   /** The running controllers (for simulate's progress display and tests). */
-  controllers(): { cloudNode?: CloudNodeController; ipam?: NodeIPAMController; lifecycle?: CloudNodeLifecycleController } {
+  controllers(): { cloudNode?: CloudNodeController; ipam?: CIDRAllocator; lifecycle?: CloudNodeLifecycleController } {
     return {
       ...(this.#cloudNode ? { cloudNode: this.#cloudNode } : {}), ...(this.#ipam ? { ipam: this.#ipam } : {}),
       ...(this.#lifecycle ? { lifecycle: this.#lifecycle } : {}),
@@ -342,28 +344,28 @@ export class ControllerManager {
     const mode = this.#o.ipam.cidrAllocatorType;
     if (this.#o.controllers.has('node-ipam') && this.#o.ipam.allocateNodeCIDRs) {
       const { sources, serviceCIDRs } = this.#ipamSources(client);
-      this.#ipam = new NodeIPAMController({
+      const common: CIDRAllocatorOptions = {
         nodes, writer, events, sources,
         objectEvents: (ref, type, reason, message) => events.recorder.event({ ...ref, uid: ref.uid ?? ref.name }, type, reason, message),
-        ...(mode === 'CloudAllocator' && this.#provider ? {
-          cloud: {
-            ranges: cloudRangesFromProvider(this.#provider, { registry: this.registry, signal }),
-            serviceRanges: () => serviceCIDRs?.serviceRanges().flatMap((r) => r.cidrs) ?? [],
-            patchStatus: (name: string, patch: unknown) => client.patch(NODES, name, patch, 'strategic', { subresource: 'status' }),
-          },
-        } : {}),
-        // In CloudAllocator mode the cloud node controller writes no pod CIDRs: this loop does, for every node.
-        leaveTaintedNodes: this.#o.controllers.has('cloud-node') && mode !== 'CloudAllocator',
         // With leader election the elector already waited one write timeout before starting us
         // (its takeover delay); the IPAM loop still re-lists before it allocates.
         fenceMs: 0,
         relist: (relistSignal) => this.watcher.relist('starting node IPAM', relistSignal),
         workers: this.#o.concurrentNodeSyncs,
-        gatherMs: CLOUD_BATCH_GATHER_MS,
-        gatherMaxMs: CLOUD_BATCH_GATHER_MAX_MS,
         registry: this.registry,
         logger: this.#log,
-      });
+      };
+      this.#ipam = mode === 'CloudAllocator' && this.#provider
+        ? new CloudAllocator({
+          ...common,
+          ranges: cloudRangesFromProvider(this.#provider, { registry: this.registry, signal }),
+          serviceRanges: () => serviceCIDRs?.serviceRanges().flatMap((r) => r.cidrs) ?? [],
+          patchStatus: (name: string, patch: unknown) => client.patch(NODES, name, patch, 'strategic', { subresource: 'status' }),
+          gatherMs: CLOUD_BATCH_GATHER_MS,
+          gatherMaxMs: CLOUD_BATCH_GATHER_MAX_MS,
+        })
+        // While the cloud node controller runs, it claims a tainted node's blocks in its own write.
+        : new RangeAllocator({ ...common, leaveTaintedNodes: this.#o.controllers.has('cloud-node') && mode !== 'CloudAllocator' });
       const ipamCtl = this.#ipam;
       await ipamCtl.start(signal);
       // Leadership ended while the allocator loaded: #stopControllers already ran.
@@ -378,7 +380,7 @@ export class ControllerManager {
           this.beforeLargeAllocation?.();
           return {
             nodes: nodes.list().map(auditNode),
-            pools: ipamCtl.allocator.stats().map((p) => ({ name: p.name, cidrs: p.families.map((f) => f.clusterCIDR), terminating: p.terminating, source: p.fromFlags ? 'flags' as const : 'ClusterCIDR' as const })),
+            pools: ipamCtl.ledger.stats().map((p) => ({ name: p.name, cidrs: p.families.map((f) => f.clusterCIDR), terminating: p.terminating, source: p.fromFlags ? 'flags' as const : 'ClusterCIDR' as const })),
             serviceRanges: serviceCIDRs?.serviceRanges() ?? (this.#o.ipam.serviceClusterIPRange !== undefined
               ? [{ name: '--service-cluster-ip-range', cidrs: parseCIDRList(this.#o.ipam.serviceClusterIPRange).map((c) => c.text), source: 'flags' as const }]
               : []),
@@ -400,7 +402,7 @@ export class ControllerManager {
     if (this.#o.controllers.has('cloud-node') && this.#provider) {
       this.#cloudNode = new CloudNodeController({
         nodes, writer, events, provider: this.#provider,
-        ...(this.#ipam && mode !== 'CloudAllocator' ? { claims: this.#ipam } : {}),
+        ...(this.#ipam instanceof RangeAllocator ? { claims: this.#ipam } : {}),
         allowDualStack: this.#allowDualStack,
         workers: this.#o.concurrentNodeSyncs,
         gatherMs: CLOUD_BATCH_GATHER_MS,

@@ -94,8 +94,7 @@ export class MemoryNodes implements NodeCache {
   writer(): NodeWriter {
     return {
       get: this.read,
-      patch: (n, p) => this.patch(n, p),
-      patchDiscardingResult: async (n, p) => {
+      patch: async (n, p) => {
         await this.patch(n, p);
       },
       patchStatus: (n, p) => this.patchStatus(n, p),

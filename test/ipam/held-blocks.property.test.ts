@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CIDRNotAvailableError, PodCIDRAllocator } from '../../src/ipam/allocator.js';
 import { parseClusterCIDR, type ClusterCIDR } from '../../src/ipam/clustercidr.js';
-import { restoreOrder } from '../../src/controllers/nodeipam/controller.js';
+import { restoreOrder } from '../../src/ipam/restore-order.js';
 
 // Everything happens inside 10.0.0.0/21 (offsets 0..2047), small enough to count by brute force.
 const UNIVERSE = 2048;

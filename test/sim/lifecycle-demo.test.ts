@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseStaticCloudConfig } from '../../providers/static/config.js';
 import { runSimulation } from '../../src/sim/cluster/run.js';
 import { LIFECYCLE_GONE, LIFECYCLE_STOPPED, lifecycleDemoAfterEdit, lifecycleDemoNodes } from '../../src/sim/cluster/lifecycle-demo.js';
-import { readyStatus } from '../../src/controllers/nodelifecycle/plan.js';
+import { readyStatus } from '../../src/controllers/nodelifecycle/decide.js';
 import { buildSimCluster, staticCloudConfig } from '../../src/sim/cluster/scenario.js';
 
 describe('lifecycle demo builders', () => {

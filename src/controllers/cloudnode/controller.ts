@@ -1,7 +1,7 @@
-// The cloud node controller: a thin loop around plan.ts. Tainted nodes are initialised (batched
-// metadata round, address replacement, one guarded metadata/spec patch that also carries the pod
-// CIDRs and removes the taint); initialised nodes get the beta → GA label copy and, every
-// --node-status-update-frequency, a batched address refresh.
+// The cloud node controller: a thin loop around the decisions in decide.ts. Tainted nodes are
+// initialised (a batched metadata round, the addresses, then one guarded metadata/spec patch that
+// also carries the pod CIDRs and removes the taint); initialised nodes get the beta → GA label
+// copy and, every --node-status-update-frequency, a batched address refresh.
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef } from '../../../providers/types.js';
 import { realClock, type Clock, type ClockTimer } from '../../kube/clock.js';
 import { isConflict, isInvalid, isNotFound, writeOutcome } from '../../kube/errors.js';
@@ -15,8 +15,9 @@ import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../mode
 import type { PodCIDRClaims } from '../nodeipam/claims.js';
 import type { NodeCache, NodeEventSink, NodeWriter } from '../seams.js';
 import {
-  addressesPatch, EventReason, initializationPatch, planAddressRefresh, planInitialization, rejectedLabelMessage, SYNCED_MESSAGE,
-} from './plan.js';
+  addressesPatch, EventReason, initializationPatch, decideAddressRefresh, decideInitialization, rejectedLabelMessage, SYNCED_MESSAGE,
+  type InitBlocked, type MetaSpecPatch, type RejectedLabel,
+} from './decide.js';
 
 export const CLOUD_NODE_QUEUE = 'cloud-node';
 
@@ -52,6 +53,14 @@ export interface CloudNodeControllerOptions {
 
 type SyncOutcome = { ok: true; requeueAfterMs?: number } | { ok: false; error: unknown };
 
+/** The next write of an initialisation, or why there is none now. */
+type InitStep =
+  | InitBlocked
+  /** The allocator is not loaded yet: try the node again shortly. */
+  | { kind: 'waitForAllocator' }
+  | { kind: 'addresses'; patch: ReturnType<typeof addressesPatch> }
+  | { kind: 'initialize'; patch: MetaSpecPatch; providerID: string | undefined; rejectedLabels: readonly RejectedLabel[] };
+
 /** Already reported with an event and a log line: the queue retries it quietly. */
 class RetryLater extends RetryLaterError {
   override name = 'RetryLater';
@@ -73,12 +82,11 @@ export class CloudNodeController {
    */
   readonly #awaitingWatch = new Set<string>();
   /**
-   * Nodes whose initialising patch had an unknown outcome (timeout, dropped response), with the
-   * providerID that write set or kept: when the node is later seen initialised with it, the write
-   * did land and the node gets its Synced event after all.
+   * Nodes whose initialising write had an unknown outcome that could not be read back (the API
+   * server unreachable), with the providerID that write set or kept. The node is retried; if it
+   * is then found initialised with that providerID, the write did land: its Synced event, once.
    */
-  readonly #outcomeUnknown = new Map<string, string | undefined>();
-  readonly #patchInFlight = new Set<string>();
+  readonly #unconfirmed = new Map<string, string | undefined>();
   readonly #abort = new AbortController();
 
   constructor(options: CloudNodeControllerOptions) {
@@ -106,7 +114,7 @@ export class CloudNodeController {
       update: (_old, node) => this.#maybeEnqueue(node),
       delete: (node) => {
         this.#awaitingWatch.delete(node.metadata.name);
-        this.#outcomeUnknown.delete(node.metadata.name);
+        this.#unconfirmed.delete(node.metadata.name);
       },
     });
     this.#pool = runBatchWorkers(this.queue, this.#o.workers, this.#o.maxBatch, (names) => this.#syncBatch(names), { logger: this.#log, gatherMs: this.#o.gatherMs ?? 0, gatherMaxMs: this.#o.gatherMaxMs ?? 0 });
@@ -125,10 +133,8 @@ export class CloudNodeController {
 
   #maybeEnqueue(node: NodeObject): void {
     const tainted = hasUninitializedTaint(node);
-    if (!tainted) {
-      this.#awaitingWatch.delete(node.metadata.name);
-      this.#confirmLanded(node);
-    } else if (this.#awaitingWatch.has(node.metadata.name)) return;
+    if (!tainted) this.#awaitingWatch.delete(node.metadata.name);
+    else if (this.#awaitingWatch.has(node.metadata.name)) return;
     if (tainted || Object.keys(betaToGALabelUpdates(node)).length > 0) this.queue.add(node.metadata.name);
   }
 
@@ -149,7 +155,7 @@ export class CloudNodeController {
       const labels = betaToGALabelUpdates(node);
       if (Object.keys(labels).length === 0) continue;
       try {
-        await this.#o.writer.patchDiscardingResult(name, { metadata: { labels } });
+        await this.#o.writer.patch(name, { metadata: { labels } });
         this.#metrics?.nodeWrites.inc({ kind: 'labels', result: 'success' });
         this.#log.info({ node: name, labels }, 'copied beta topology labels to their GA names');
       } catch (error) {
@@ -214,116 +220,119 @@ export class CloudNodeController {
       this.#log.warn({ node: name, reason: EventReason.InstanceNotFound }, message);
       return { ok: false, error: new RetryLater(message) };
     }
-    const metadata = answer.value;
+    // Read, decide, write; after a conflict or an unknown outcome, read again and decide afresh.
+    // The decision is read off the node alone: once its addresses are written, the next one is
+    // the initialising write.
     let current = node;
-    let statusWritten = false;
-    let expectedProviderID: string | undefined;
-    let patching = false;
     for (let attempt = 0; ; attempt++) {
-      const plan = planInitialization(current, metadata, this.#o.allowDualStack);
-      if (plan.kind === 'blocked') {
-        this.#o.events.emit(current, 'Warning', plan.reason, plan.message);
-        this.#log.warn({ node: name, reason: plan.reason }, plan.message);
-        return { ok: false, error: new RetryLater(plan.message) };
+      const step = this.#nextWrite(current, answer.value);
+      if (step.kind === 'blocked') {
+        this.#o.events.emit(current, 'Warning', step.reason, step.message);
+        this.#log.warn({ node: name, reason: step.reason }, step.message);
+        return { ok: false, error: new RetryLater(step.message) };
       }
-      for (const s of plan.skippedLabels) this.#log.info({ node: name, label: s.key, reason: s.reason }, 'cloud label not applied');
+      if (step.kind === 'waitForAllocator') return { ok: true, requeueAfterMs: this.#o.notReadyRetryMs };
       try {
-        // (1) Addresses first, so the node is never schedulable without them.
-        if (plan.addresses && !statusWritten) {
-          statusWritten = true;
-          // Guarded too: the addresses were chosen by the annotation of this very version.
-          current = await this.#o.writer.patchStatus(name, addressesPatch(plan.addresses, current.metadata.resourceVersion));
+        if (step.kind === 'addresses') {
+          // Addresses first, so the node is never schedulable without them; the write moves the
+          // resourceVersion, so the next write is planned on what it returned.
+          current = await this.#o.writer.patchStatus(name, step.patch);
           this.#metrics?.nodeWrites.inc({ kind: 'status', result: 'success' });
-          // The status write moved the resourceVersion: plan the second write on what it returned.
           continue;
         }
-        // (2) Pod CIDRs against the labels the node will have after this write.
-        let podCIDRs: string[] | undefined;
-        let pool: string | undefined;
-        if (this.#o.claims && nodePodCIDRs(current).length === 0) {
-          const claim = this.#o.claims.claim({ name, labels: plan.labelsAfter });
-          if (claim.kind === 'notReady') return { ok: true, requeueAfterMs: this.#o.notReadyRetryMs };
-          if (claim.kind === 'claimed') {
-            podCIDRs = claim.podCIDRs;
-            pool = claim.pool;
-          } else this.#log.info({ node: name, reason: 'CIDRNotAvailable' }, `initialising without pod CIDRs: ${claim.reason}`);
-        }
-        // (3) One guarded patch: providerID, labels, pod CIDRs, taint removal.
-        expectedProviderID = plan.providerID ?? current.spec?.providerID;
-        patching = true;
-        // While it is in flight the outcome of an earlier attempt is this write's to report.
-        this.#patchInFlight.add(name);
-        try {
-          await this.#o.writer.patchDiscardingResult(name, initializationPatch(current, plan, podCIDRs, pool));
-        } finally {
-          this.#patchInFlight.delete(name);
-        }
-        this.#markAwaitingWatch(name);
+        await this.#o.writer.patch(name, step.patch);
         this.#metrics?.nodeWrites.inc({ kind: 'initialize', result: 'success' });
       } catch (error) {
-        const retriable = (isConflict(error) || isInvalid(error)) && attempt < this.#o.conflictRetries;
-        this.#metrics?.nodeWrites.inc({ kind: 'initialize', result: isConflict(error) || isInvalid(error) ? 'conflict' : 'error' });
-        if (isNotFound(error)) {
-          // Deleted meanwhile: blocks claimed for it would otherwise stay reserved.
-          this.#o.claims?.release?.(name);
-          return { ok: true };
-        }
-        if (!retriable) {
-          // A timeout or a dropped response of the patch that removes the taint: it may have
-          // landed. Remember it, so the node gets its Synced event when it is seen initialised.
-          if (patching && writeOutcome(error) === 'unknown') this.#outcomeUnknown.set(name, expectedProviderID);
+        const conflict = isConflict(error) || isInvalid(error);
+        this.#metrics?.nodeWrites.inc({ kind: step.kind === 'addresses' ? 'status' : 'initialize', result: conflict ? 'conflict' : 'error' });
+        const unknown = writeOutcome(error) === 'unknown';
+        if (isNotFound(error)) return this.#gone(name);
+        if (!(conflict || unknown) || attempt >= this.#o.conflictRetries) {
+          if (unknown && step.kind === 'initialize') this.#unconfirmed.set(name, step.providerID);
           this.#o.events.emit(current, 'Warning', EventReason.UpdateFailed, `failed to initialise node: ${(error as Error).message}`);
           return { ok: false, error };
         }
-        // The node changed since it was read: read it again and re-plan (addresses included);
-        // never a lost update. Bounded by conflictRetries.
-        statusWritten = false;
-        patching = false;
+        // The node changed since it was read, or the write may have landed: read it again.
+        let latest: NodeObject;
         try {
-          current = await this.#o.writer.get(name);
+          latest = await this.#o.writer.get(name);
         } catch (readError) {
-          if (isNotFound(readError)) {
-            this.#o.claims?.release?.(name);
-            return { ok: true };
-          }
+          if (isNotFound(readError)) return this.#gone(name);
+          if (unknown && step.kind === 'initialize') this.#unconfirmed.set(name, step.providerID);
+          this.#o.events.emit(current, 'Warning', EventReason.UpdateFailed, `failed to initialise node: ${(error as Error).message}`);
           return { ok: false, error: readError };
         }
-        if (!hasUninitializedTaint(current)) {
+        if (!hasUninitializedTaint(latest)) {
+          // Initialised meanwhile: by a write of ours whose outcome was unknown (this one or an
+          // earlier one) when it carries the providerID that write set, else by someone else.
+          if (unknown && step.kind === 'initialize') this.#unconfirmed.set(name, step.providerID);
           this.#markAwaitingWatch(name);
-          this.#confirmLanded(current);
+          this.#confirmLanded(latest, step.kind === 'initialize' ? step.rejectedLabels : []);
           return { ok: true };
         }
+        current = latest;
         continue;
       }
-      this.#outcomeUnknown.delete(name);
-      // Once the node is initialised without them: a label the API server would refuse.
-      for (const label of plan.rejectedLabels) {
-        const message = rejectedLabelMessage(label);
-        this.#o.events.emit(current, 'Warning', EventReason.InvalidCloudLabel, message);
-        this.#log.warn({ node: name, reason: EventReason.InvalidCloudLabel, label: label.key, value: label.value }, message);
-      }
-      this.#synced(current, plan.providerID ?? current.spec?.providerID);
+      this.#markAwaitingWatch(name);
+      this.#synced(current, step);
       return { ok: true };
     }
   }
 
-  #synced(node: NodeObject, providerID: string | undefined): void {
+  /** The next write of an initialisation, planned on the node as read: the addresses, then the rest. */
+  #nextWrite(node: NodeObject, metadata: InstanceMetadata): InitStep {
+    const name = node.metadata.name;
+    const decision = decideInitialization(node, metadata, this.#o.allowDualStack);
+    if (decision.kind === 'blocked') return decision;
+    // Guarded too: the addresses were chosen by the annotation of this very version.
+    if (decision.addresses) return { kind: 'addresses', patch: addressesPatch(decision.addresses, node.metadata.resourceVersion) };
+    for (const s of decision.skippedLabels) this.#log.info({ node: name, label: s.key, reason: s.reason }, 'cloud label not applied');
+    // Pod CIDRs against the labels the node will have after this write, claimed again on each
+    // attempt: a repeated claim returns the same blocks.
+    let podCIDRs: string[] | undefined;
+    let pool: string | undefined;
+    if (this.#o.claims && nodePodCIDRs(node).length === 0) {
+      const claim = this.#o.claims.claim({ name, labels: decision.labelsAfter });
+      if (claim.kind === 'notReady') return { kind: 'waitForAllocator' };
+      if (claim.kind === 'claimed') {
+        podCIDRs = claim.podCIDRs;
+        pool = claim.pool;
+      } else this.#log.info({ node: name, reason: 'CIDRNotAvailable' }, `initialising without pod CIDRs: ${claim.reason}`);
+    }
+    // One guarded patch: providerID, labels, pod CIDRs, taint removal.
+    return { kind: 'initialize', patch: initializationPatch(node, decision, podCIDRs, pool), providerID: decision.providerID ?? node.spec?.providerID, rejectedLabels: decision.rejectedLabels };
+  }
+
+  /** The node was deleted meanwhile: blocks claimed for it would otherwise stay reserved. */
+  #gone(name: string): SyncOutcome {
+    this.#o.claims?.release?.(name);
+    return { ok: true };
+  }
+
+  #synced(node: NodeObject, step: { providerID: string | undefined; rejectedLabels: readonly RejectedLabel[] }): void {
+    this.#unconfirmed.delete(node.metadata.name);
+    // Once the node is initialised without them: a label the API server would refuse.
+    for (const label of step.rejectedLabels) {
+      const message = rejectedLabelMessage(label);
+      this.#o.events.emit(node, 'Warning', EventReason.InvalidCloudLabel, message);
+      this.#log.warn({ node: node.metadata.name, reason: EventReason.InvalidCloudLabel, label: label.key, value: label.value }, message);
+    }
     this.#recordInitialized(node);
     this.#o.events.emit(node, 'Normal', EventReason.Synced, SYNCED_MESSAGE);
-    this.#log.info({ node: node.metadata.name, providerID }, 'node initialised');
+    this.#log.info({ node: node.metadata.name, providerID: step.providerID }, 'node initialised');
   }
 
   /**
-   * A node whose initialising patch had an unknown outcome, now seen without the taint: when it
+   * A node whose initialising write had an unknown outcome, now seen without the taint: when it
    * carries the providerID that write set or kept, the write landed: its Synced event, once.
    */
-  #confirmLanded(node: NodeObject): void {
+  #confirmLanded(node: NodeObject, rejectedLabels: readonly RejectedLabel[] = []): void {
     const name = node.metadata.name;
-    if (!this.#outcomeUnknown.has(name) || this.#patchInFlight.has(name)) return;
-    const expected = this.#outcomeUnknown.get(name);
-    this.#outcomeUnknown.delete(name);
-    if (expected !== undefined && node.spec?.providerID !== expected) return;
-    this.#synced(node, expected);
+    if (!this.#unconfirmed.has(name)) return;
+    const providerID = this.#unconfirmed.get(name);
+    this.#unconfirmed.delete(name);
+    if (providerID !== undefined && node.spec?.providerID !== providerID) return;
+    this.#synced(node, { providerID, rejectedLabels });
   }
 
   #markAwaitingWatch(name: string): void {
@@ -377,14 +386,14 @@ export class CloudNodeController {
           if (answer?.kind === 'error') this.#log.warn({ node: name, reason: EventReason.CloudError, err: answer.error.message }, 'address refresh skipped');
           return;
         }
-        const plan = planAddressRefresh(node, answer.value, this.#o.allowDualStack);
-        if (plan.kind === 'warn') {
+        const decision = decideAddressRefresh(node, answer.value, this.#o.allowDualStack);
+        if (decision.kind === 'warn') {
           stats.warned++;
-          this.#o.events.emit(node, 'Warning', plan.reason, plan.message);
-          this.#log.warn({ node: name, reason: plan.reason }, plan.message);
-        } else if (plan.kind === 'replace') {
+          this.#o.events.emit(node, 'Warning', decision.reason, decision.message);
+          this.#log.warn({ node: name, reason: decision.reason }, decision.message);
+        } else if (decision.kind === 'replace') {
           try {
-            await this.#o.writer.patchStatus(name, addressesPatch(plan.addresses));
+            await this.#o.writer.patchStatus(name, addressesPatch(decision.addresses));
             this.#metrics?.nodeWrites.inc({ kind: 'status', result: 'success' });
             stats.updated++;
           } catch (err) {

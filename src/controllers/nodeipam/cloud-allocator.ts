@@ -1,238 +1,110 @@
-// CloudAllocator mode: the pod ranges are the cloud's, as cloud-provider-gcp's cloud allocator
-// reads them (interface nic0, else the first; its first alias IP range; an IPv6 /112 from the
-// interface's IPv6 address; ordered by the cluster's stack type). The providers compute that into
-// InstanceMetadata.podCIDRs; this module asks for them, checks them against the shared allocator
-// (a clash with a pool, another node or a Service range is reported, never silently accepted) and
-// builds the node writes: spec.podCIDRs, then the NetworkUnavailable=False/RouteCreated condition.
-import type { CloudProvider, InstanceMetadata, InstanceResult } from '../../../providers/types.js';
-import { CIDRParseError, cidrsOverlap, cidrSize, formatCIDR, parseCIDR, prefixMask, type CIDR, type PodCIDRAllocator } from '../../ipam/index.js';
-import type { NodeObject } from '../../model/node.js';
-import type { Registry } from 'prom-client';
-import { realClock, type Clock } from '../../kube/clock.js';
-import { cloudNodeMetrics } from '../metrics.js';
+// CloudAllocator: a node's pod ranges are the ones the cloud gives its instance (cloud-ranges.ts
+// reads them from the provider). Nodes waiting for ranges are looked up in batches, one provider
+// call per batch as the cloud node controller batches its lookups; each node's ranges are checked
+// against the ledger (a clash with a pool, another node or a Service range is reported, never
+// silently accepted), written, and then the NetworkUnavailable condition is cleared.
+import { forEachLimited } from '../../util/limit.js';
+import { runBatchWorkers, type BatchResult, type WorkerPool } from '../../kube/workqueue.js';
+import { CLOUD_POOL, nodePodCIDRs, type NodeObject } from '../../model/node.js';
+import { CIDRAllocatorLoop, IPAMEventReason, type Blocks, type CIDRAllocatorOptions } from './cidr-allocator.js';
+import { CLOUD_RANGES_BATCH, CloudRangeIndex, networkAvailable, networkAvailablePatch, recordCloudRanges, type CloudRangeResult, type CloudRanges } from './cloud-ranges.js';
 
-export type CloudRangeResult =
-  | { kind: 'ranges'; podCIDRs: string[] }
-  /** The cloud has no pod range for the node (yet): retried with backoff. */
-  | { kind: 'none'; reason: string }
-  | { kind: 'error'; error: Error };
+/** Node writes in flight at once per batch of looked-up nodes. */
+const WRITES_PER_BATCH = 8;
 
-/** Most nodes asked about in one provider call, as the cloud node controller batches them. */
-export const CLOUD_RANGES_BATCH = 500;
-
-export interface CloudRanges {
-  /** The cloud's pod ranges for each node (keyed by node name), in one provider call. */
-  rangesFor(nodes: readonly NodeObject[]): Promise<Map<string, CloudRangeResult>>;
+export interface CloudAllocatorOptions extends CIDRAllocatorOptions {
+  ranges: CloudRanges;
+  /** Current Service ranges, for clash reports of ranges outside every pool. */
+  serviceRanges: () => string[];
+  /** Strategic-merge patch of node/status (the NetworkUnavailable condition). */
+  patchStatus: (name: string, patch: unknown) => Promise<unknown>;
+  /** How long a batch waits for the next node before its provider call (default 0). */
+  gatherMs?: number;
+  /** The longest a batch gathers, however steadily nodes arrive (default gatherMs). */
+  gatherMaxMs?: number;
 }
 
-/**
- * The provider's InstanceMetadata.podCIDRs, one provider call per batch of nodes. With a registry
- * the calls count in the cloud-call metrics the cloud node controller uses
- * (cloudprovider_requests_total, …_duration_seconds). `signal` (the leadership term) cancels calls in flight.
- */
-export function cloudRangesFromProvider(provider: CloudProvider, options: { registry?: Registry; clock?: Clock; signal?: AbortSignal } = {}): CloudRanges {
-  const metrics = options.registry ? cloudNodeMetrics(options.registry) : undefined;
-  const clock = options.clock ?? realClock;
-  const labels = { provider: provider.name, operation: 'instancesMetadata' };
-  return {
-    async rangesFor(nodes) {
-      const out = new Map<string, CloudRangeResult>();
-      if (nodes.length === 0) return out;
-      const refs = nodes.map((node) => ({ name: node.metadata.name, ...(node.spec?.providerID ? { providerID: node.spec.providerID } : {}), labels: node.metadata.labels ?? {} }));
-      let answers;
-      const started = clock.now();
+export class CloudAllocator extends CIDRAllocatorLoop {
+  readonly #cloud: CloudAllocatorOptions;
+  /** Every node's cloud ranges, for node-vs-node clashes outside every pool. */
+  readonly #index = new CloudRangeIndex();
+
+  constructor(options: CloudAllocatorOptions) {
+    super(options);
+    this.#cloud = options;
+  }
+
+  protected override runWorkers(): WorkerPool {
+    const { gatherMs = 0, gatherMaxMs = 0, workers = 1 } = this.#cloud;
+    return runBatchWorkers(this.queue, workers, CLOUD_RANGES_BATCH, (names) => this.#syncBatch(names), { logger: this.log, gatherMs, gatherMaxMs });
+  }
+
+  protected override record(node: NodeObject): boolean {
+    const podCIDRs = nodePodCIDRs(node);
+    if (podCIDRs.length === 0) return false;
+    // The cloud's ranges need no pool: only clashes are reported.
+    const { clashes } = recordCloudRanges(this.ledger, this.#index, node.metadata.name, podCIDRs, this.#cloud.serviceRanges());
+    this.#reportClashes(node, clashes.map((c) => c.message));
+    return true;
+  }
+
+  protected override observe(node: NodeObject): void {
+    if (this.record(node)) {
+      // Blocks written but the condition not yet (a failed status write, a restart).
+      if (!networkAvailable(node)) this.queue.add(node.metadata.name);
+      return;
+    }
+    this.queue.add(node.metadata.name);
+  }
+
+  protected override nodeGone(name: string): void {
+    this.#index.remove(name);
+  }
+
+  #reportClashes(node: NodeObject, messages: string[]): void {
+    if (!this.isNewConflict(node.metadata.name, messages.join('\n'))) return;
+    for (const m of messages) {
+      this.options.events.emit(node, 'Warning', IPAMEventReason.CloudRangeClash, m);
+      this.log.warn({ node: node.metadata.name }, m);
+    }
+  }
+
+  /** The nodes waiting in the queue (up to 500) are looked up in one provider call, then written a few at a time. */
+  async #syncBatch(names: string[]): Promise<BatchResult<string>> {
+    const lookup = names.map((n) => this.options.nodes.get(n)).filter((n): n is NodeObject => n !== undefined && nodePodCIDRs(n).length === 0);
+    const answers = await this.#cloud.ranges.rangesFor(lookup);
+    const failed = new Map<string, unknown>();
+    await forEachLimited(names, WRITES_PER_BATCH, async (name) => {
       try {
-        answers = await provider.instancesMetadata(refs, options.signal);
-        const partial = refs.some((r) => (answers!.get(r.name)?.kind ?? 'error') === 'error');
-        metrics?.cloudCalls.inc({ ...labels, result: partial ? 'partial' : 'success' });
+        await this.#sync(name, answers.get(name));
       } catch (err) {
-        metrics?.cloudCalls.inc({ ...labels, result: 'error' });
-        const error = err instanceof Error ? err : new Error(String(err));
-        for (const r of refs) out.set(r.name, { kind: 'error', error });
-        return out;
-      } finally {
-        metrics?.cloudCallDuration.observe(labels, (clock.now() - started) / 1000);
+        failed.set(name, err);
       }
-      for (const { name } of refs) out.set(name, rangeResult(provider.name, name, answers.get(name)));
-      return out;
-    },
-  };
-}
-
-function rangeResult(provider: string, node: string, res: InstanceResult<InstanceMetadata> | undefined): CloudRangeResult {
-  if (!res) return { kind: 'error', error: new Error(`provider ${provider} gave no answer for node ${node}`) };
-  if (res.kind === 'error') return { kind: 'error', error: res.error };
-  if (res.kind === 'notFound') return { kind: 'none', reason: `the instance is not known to provider ${provider}${res.reason ? `: ${res.reason}` : ''}` };
-  const podCIDRs = res.value.podCIDRs ?? [];
-  if (podCIDRs.length === 0) return { kind: 'none', reason: `provider ${provider} reports no pod range (alias IP range) for the instance` };
-  return { kind: 'ranges', podCIDRs };
-}
-
-/**
- * Every node's cloud ranges, pools or not, so two nodes given overlapping ranges are caught even
- * outside every pool. CIDRs nest or are disjoint: a range overlaps another iff one contains the
- * other, found by walking the range's own prefixes (the ones containing it) and by a binary search
- * over the ranges sorted by address (the ones it contains): O(bits + log n) per check.
- */
-export class CloudRangeIndex {
-  readonly #byKey = new Map<string, Set<string>>();
-  readonly #byNode = new Map<string, CIDR[]>();
-  /** Per family (0: IPv4, 1: IPv6): [range, node] sorted by address, then prefix. */
-  readonly #sorted: [CIDR, string][][] = [[], []];
-
-  get size(): number {
-    return this.#byNode.size;
+    });
+    return { failed };
   }
 
-  /** Replaces the node's ranges. */
-  set(node: string, cidrs: readonly CIDR[]): void {
-    this.remove(node);
-    this.#byNode.set(node, [...cidrs]);
-    for (const c of cidrs) {
-      const k = key(c);
-      (this.#byKey.get(k) ?? this.#byKey.set(k, new Set()).get(k)!).add(node);
-      const list = this.#sorted[c.family === 4 ? 0 : 1]!;
-      list.splice(lowerBound(list, c.addr, c.prefix), 0, [c, node]);
+  /** `answer`: the node's ranges from the batch's provider call. */
+  async #sync(name: string, answer: CloudRangeResult | undefined): Promise<void> {
+    // The batch's answer serves the first attempt; a retry after a conflict asks again.
+    const node = await this.writePodCIDRs(name, (n, attempt) => this.#choose(n, attempt === 0 ? answer : undefined));
+    // After the spec write (never in it: status is its own subresource), the condition. A failure
+    // here retries this step only: the blocks are already written.
+    if (node && !networkAvailable(node)) await this.#cloud.patchStatus(name, networkAvailablePatch(new Date(this.clock.now())));
+  }
+
+  /** The cloud's ranges, recorded and checked; throws when there are none yet. */
+  async #choose(node: NodeObject, answer: CloudRangeResult | undefined): Promise<Blocks> {
+    const name = node.metadata.name;
+    const r = answer ?? (await this.#cloud.ranges.rangesFor([node])).get(name) ?? { kind: 'error', error: new Error(`no answer for node ${name}`) };
+    if (r.kind !== 'ranges') {
+      const why = r.kind === 'none' ? r.reason : r.error.message;
+      this.options.events.emit(node, 'Warning', IPAMEventReason.CloudRangeNotAvailable, `no pod range from the cloud: ${why}`);
+      throw r.kind === 'none' ? new Error(why) : r.error;
     }
+    const { podCIDRs, clashes } = recordCloudRanges(this.ledger, this.#index, name, r.podCIDRs, this.#cloud.serviceRanges());
+    this.#reportClashes(node, clashes.map((c) => c.message));
+    if (podCIDRs.length === 0) throw new Error(clashes.map((c) => c.message).join('; '));
+    return { podCIDRs, pool: CLOUD_POOL };
   }
-
-  remove(node: string): void {
-    const cidrs = this.#byNode.get(node);
-    if (!cidrs) return;
-    this.#byNode.delete(node);
-    for (const c of cidrs) {
-      const k = key(c);
-      const set = this.#byKey.get(k);
-      set?.delete(node);
-      if (set?.size === 0) this.#byKey.delete(k);
-      const list = this.#sorted[c.family === 4 ? 0 : 1]!;
-      for (let i = lowerBound(list, c.addr, c.prefix); i < list.length && list[i]![0].addr === c.addr && list[i]![0].prefix === c.prefix; i++) {
-        if (list[i]![1] === node) {
-          list.splice(i, 1);
-          break;
-        }
-      }
-    }
-  }
-
-  /** A node other than `self` whose range overlaps `c`, if any. */
-  overlapping(c: CIDR, self: string): string | undefined {
-    // Ranges containing c (or equal): c's own prefixes.
-    for (let p = 0; p <= c.prefix; p++) {
-      const k = `${c.family}|${formatCIDR(c.family, c.addr & prefixMask(c.bits, p), p)}`;
-      for (const n of this.#byKey.get(k) ?? []) if (n !== self) return n;
-    }
-    // Ranges inside c: addresses in [c.addr, c.addr + size).
-    const list = this.#sorted[c.family === 4 ? 0 : 1]!;
-    const end = c.addr + cidrSize(c);
-    for (let i = lowerBound(list, c.addr, 0); i < list.length && list[i]![0].addr < end; i++) {
-      if (list[i]![1] !== self) return list[i]![1];
-    }
-    return undefined;
-  }
-}
-
-function key(c: CIDR): string {
-  return `${c.family}|${c.text}`;
-}
-
-function lowerBound(list: [CIDR, string][], addr: bigint, prefix: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    const m = list[mid]![0];
-    if (m.addr < addr || (m.addr === addr && m.prefix < prefix)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-export interface CloudClash {
-  kind: 'invalid' | 'two-per-family' | 'other-node' | 'pool' | 'service';
-  message: string;
-}
-
-/**
- * Records a node's cloud ranges in the shared allocator and the range index, and lists what they
- * clash with. Ranges inside a pool are recorded there (the pool never hands them out again);
- * ranges outside every pool are normal in this mode unless they contain a pool. No I/O.
- */
-export function recordCloudRanges(
-  allocator: PodCIDRAllocator,
-  index: CloudRangeIndex,
-  node: string,
-  podCIDRs: readonly string[],
-  serviceRanges: readonly string[],
-): { podCIDRs: string[]; clashes: CloudClash[] } {
-  const parsed: CIDR[] = [];
-  const clashes: CloudClash[] = [];
-  for (const t of podCIDRs) {
-    try {
-      parsed.push(parseCIDR(t));
-    } catch (err) {
-      if (!(err instanceof CIDRParseError)) throw err;
-      return { podCIDRs: [], clashes: [{ kind: 'invalid', message: `the cloud's pod range for node ${node}: ${err.message}` }] };
-    }
-  }
-  if (new Set(parsed.map((c) => c.family)).size !== parsed.length) {
-    return { podCIDRs: [], clashes: [{ kind: 'two-per-family', message: `the cloud gives node ${node} more than one pod range per family: ${podCIDRs.join(', ')}` }] };
-  }
-  const texts = parsed.map((c) => c.text);
-  for (const c of parsed) {
-    const other = index.overlapping(c, node);
-    if (other !== undefined) clashes.push({ kind: 'other-node', message: `the cloud's pod range ${c.text} for node ${node} overlaps the block of node ${other}` });
-  }
-  index.set(node, parsed);
-  const r = allocator.occupyNode(node, texts);
-  if (r.ok) {
-    for (const c of r.conflicts) clashes.push({ kind: 'service', message: `the cloud's pod range ${c.podCIDR} for node ${node} overlaps Service range ${c.exclusion}` });
-    return { podCIDRs: texts, clashes };
-  }
-  if (r.reason === 'claimed-by-other-node') {
-    // A block held through a pool by a node the index does not know (restored before this mode).
-    if (!clashes.some((c) => c.kind === 'other-node')) {
-      clashes.push({ kind: 'other-node', message: `the cloud's pod range ${r.podCIDR} for node ${node} overlaps the block of node ${r.otherNode ?? '?'}` });
-    }
-  } else if (r.reason === 'contains-pool') {
-    for (const c of parsed) {
-      for (const p of allocator.stats()) {
-        for (const f of p.families) {
-          if (cidrsOverlap(parseCIDR(f.clusterCIDR), c)) clashes.push({ kind: 'pool', message: `the cloud's pod range ${c.text} for node ${node} contains pool ${p.name} (${f.clusterCIDR}): nothing inside it is handed out while the node holds it` });
-        }
-      }
-    }
-  }
-  for (const c of parsed) {
-    for (const s of serviceRanges) {
-      if (cidrsOverlap(parseCIDR(s), c)) clashes.push({ kind: 'service', message: `the cloud's pod range ${c.text} for node ${node} overlaps Service range ${s}` });
-    }
-  }
-  return { podCIDRs: texts, clashes };
-}
-
-export const NETWORK_UNAVAILABLE = 'NetworkUnavailable';
-export const ROUTE_CREATED = 'RouteCreated';
-
-/** Whether the node already says its network is available (NetworkUnavailable False). */
-export function networkAvailable(node: NodeObject): boolean {
-  const conds = (node.status?.conditions as { type?: string; status?: string }[] | undefined) ?? [];
-  return conds.some((c) => c.type === NETWORK_UNAVAILABLE && c.status === 'False');
-}
-
-/** Strategic-merge patch of node/status setting NetworkUnavailable=False, reason RouteCreated. */
-export function networkAvailablePatch(now: Date): { status: { conditions: unknown[] } } {
-  const t = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  return {
-    status: {
-      conditions: [{
-        type: NETWORK_UNAVAILABLE,
-        status: 'False',
-        reason: ROUTE_CREATED,
-        message: 'node-address-ccm: the cloud routes the pod range (alias IP range) to the node',
-        lastTransitionTime: t,
-        lastHeartbeatTime: t,
-      }],
-    },
-  };
 }

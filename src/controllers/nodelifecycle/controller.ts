@@ -13,7 +13,7 @@ import { cloudNodeMetrics, type CloudNodeMetrics } from '../metrics.js';
 import type { NodeObject } from '../../model/node.js';
 import type { NodeCache, NodeDeleter, NodeEventSink, NodeWriter } from '../seams.js';
 import { lifecycleMetrics, type LifecycleMetrics } from './metrics.js';
-import { decideLifecycle, LifecycleEventReason, shutdownTaints, taintPatch, type LifecycleAnswers, type LifecycleDecision } from './plan.js';
+import { decideLifecycle, LifecycleEventReason, shutdownTaints, taintPatch, type LifecycleAnswers, type LifecycleDecision } from './decide.js';
 
 export interface CloudNodeLifecycleControllerOptions {
   nodes: NodeCache;
@@ -224,7 +224,7 @@ export class CloudNodeLifecycleController {
       const taints = shutdownTaints(current, want);
       if (!taints) return;
       try {
-        await this.#o.writer.patchDiscardingResult(name, taintPatch(current, taints));
+        await this.#o.writer.patch(name, taintPatch(current, taints));
         this.#metrics?.actions.inc({ action, result: 'success' });
         if (want === 'add') stats.tainted++;
         else stats.untainted++;

@@ -213,7 +213,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     }
     let lifecycle: SimulationResult['lifecycle'];
     if (converged && demo.length > 0 && runOptions.controllers.has('cloud-node-lifecycle')) {
-      lifecycle = await runLifecycleDemo({ api, provider, cloudConfig, others: [...cluster, ...spare], demo, allocatedNodes: () => manager.controllers().ipam?.allocator.stats()[0]?.nodes });
+      lifecycle = await runLifecycleDemo({ api, provider, cloudConfig, others: [...cluster, ...spare], demo, allocatedNodes: () => manager.controllers().ipam?.ledger.stats()[0]?.nodes });
     }
     // Stop the manager before counting: it flushes the events it recorded (Synced comes last).
     // The sandbox keeps it running: convergence already waited for every Synced event.

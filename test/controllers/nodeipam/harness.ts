@@ -1,11 +1,13 @@
 // The node IPAM loop with its real ClusterCIDR and ServiceCIDR sources against the API server
 // double: one "replica" per call, each with its own client, node watcher and recorded events.
 import { Registry } from 'prom-client';
-import { NodeIPAMController } from '../../../src/controllers/nodeipam/controller.js';
+import type { CIDRAllocator, CIDRAllocatorOptions } from '../../../src/controllers/nodeipam/cidr-allocator.js';
+import { CloudAllocator } from '../../../src/controllers/nodeipam/cloud-allocator.js';
+import { RangeAllocator } from '../../../src/controllers/nodeipam/range-allocator.js';
 import { ClusterCIDRSource } from '../../../src/controllers/nodeipam/clustercidr-source.js';
 import { ServiceCIDRSource } from '../../../src/controllers/nodeipam/servicecidr-source.js';
 import { FlagsPoolSource, type PoolSource } from '../../../src/controllers/nodeipam/pool-source.js';
-import type { CloudRanges } from '../../../src/controllers/nodeipam/cloud-allocator.js';
+import type { CloudRanges } from '../../../src/controllers/nodeipam/cloud-ranges.js';
 import { parseFlagsPool, type FlagsInput } from '../../../src/ipam/flags.js';
 import { NODES, CLUSTERCIDRS } from '../../../src/kube/types.js';
 import type { ApiServerDouble } from '../../../src/sim/apiserver/server.js';
@@ -21,8 +23,8 @@ export interface ObjectEvent {
   message: string;
 }
 
-export interface Replica {
-  controller: NodeIPAMController;
+export interface Replica<C extends CIDRAllocator = CIDRAllocator> {
+  controller: C;
   clusterCIDRs?: ClusterCIDRSource;
   serviceCIDRs: ServiceCIDRSource;
   events: MemoryEvents;
@@ -39,7 +41,9 @@ export interface ReplicaOptions {
   workers?: number;
 }
 
-export async function startReplica(api: ApiServerDouble, o: ReplicaOptions = {}): Promise<Replica> {
+export async function startReplica(api: ApiServerDouble, o: ReplicaOptions & { cloud: CloudRanges }): Promise<Replica<CloudAllocator>>;
+export async function startReplica(api: ApiServerDouble, o?: ReplicaOptions): Promise<Replica<RangeAllocator>>;
+export async function startReplica(api: ApiServerDouble, o: ReplicaOptions = {}): Promise<Replica<RangeAllocator | CloudAllocator>> {
   const { client, watcher, nodes, writer } = connect(api);
   const registry = new Registry();
   const events = new MemoryEvents();
@@ -49,18 +53,18 @@ export async function startReplica(api: ApiServerDouble, o: ReplicaOptions = {})
   const sources: PoolSource[] = clusterCIDRs ? [clusterCIDRs, serviceCIDRs] : [...(o.flags ? [new FlagsPoolSource(o.flags)] : []), serviceCIDRs];
   watcher.start();
   await watcher.synced;
-  const controller = new NodeIPAMController({
-    nodes, writer, events, sources, registry,
-    leaveTaintedNodes: false, fenceMs: 0, relist: () => watcher.relist('test'), workers: o.workers ?? 2,
+  const common: CIDRAllocatorOptions = {
+    nodes, writer, events, sources, registry, fenceMs: 0, relist: () => watcher.relist('test'), workers: o.workers ?? 2,
     objectEvents: (ref, type, reason, message) => objectEvents.push({ kind: ref.kind, name: ref.name, type, reason, message }),
-    ...(o.cloud ? {
-      cloud: {
-        ranges: o.cloud,
-        serviceRanges: () => serviceCIDRs.serviceRanges().flatMap((r) => r.cidrs),
-        patchStatus: (name: string, patch: unknown) => client.patch(NODES, name, patch, 'strategic', { subresource: 'status' }),
-      },
-    } : {}),
-  });
+  };
+  const controller = o.cloud
+    ? new CloudAllocator({
+      ...common,
+      ranges: o.cloud,
+      serviceRanges: () => serviceCIDRs.serviceRanges().flatMap((r) => r.cidrs),
+      patchStatus: (name: string, patch: unknown) => client.patch(NODES, name, patch, 'strategic', { subresource: 'status' }),
+    })
+    : new RangeAllocator({ ...common, leaveTaintedNodes: false });
   await controller.start();
   return {
     controller, serviceCIDRs, events, objectEvents, registry,

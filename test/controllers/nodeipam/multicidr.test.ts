@@ -10,6 +10,7 @@ import { startApiServerDouble, type ApiServerDouble } from '../../../src/sim/api
 import type { NodeObject } from '../../../src/model/node.js';
 import { createNode } from '../harness.js';
 import { until } from '../memory-nodes.js';
+import type { RangeAllocator } from '../../../src/controllers/nodeipam/range-allocator.js';
 import { clusterCIDR, createClusterCIDR, duplicates, labelSelector, podCIDRsOf, startReplica, storedNodes, type Replica } from './harness.js';
 
 let api: ApiServerDouble;
@@ -24,7 +25,7 @@ afterEach(async () => {
   await api.stop();
 });
 
-async function replica(o: Parameters<typeof startReplica>[1] = {}): Promise<Replica> {
+async function replica(o: Parameters<typeof startReplica>[1] = {}): Promise<Replica<RangeAllocator>> {
   const r = await startReplica(api, o);
   replicas.push(r);
   return r;
@@ -135,7 +136,7 @@ describe('MultiCIDRRangeAllocator: ClusterCIDR lifecycle', () => {
     expect(clusterCIDR(api, 'pool')).toBeDefined();
     api.store.delete('nodes', 'm2');
     await until(() => clusterCIDR(api, 'pool') === undefined, 5000, 'pool gone after its last node');
-    expect(r.controller.allocator.hasPool('pool')).toBe(false);
+    expect(r.controller.ledger.hasPool('pool')).toBe(false);
   });
 
   it('an unused pool deleted goes at once; an invalid one is reported and never used', async () => {
@@ -148,7 +149,7 @@ describe('MultiCIDRRangeAllocator: ClusterCIDR lifecycle', () => {
     createClusterCIDR(api, 'too-small', { perNodeHostBits: 12, ipv4: '10.2.0.0/24' });
     await until(() => r.objectEvents.some((e) => e.name === 'too-small' && e.reason === 'InvalidClusterCIDR'), 5000, 'invalid event');
     expect(r.objectEvents.find((e) => e.name === 'too-small')!.message).toMatch(/spec\.perNodeHostBits: 12 is larger than the 8 host bits/);
-    expect(r.controller.allocator.hasPool('too-small')).toBe(false);
+    expect(r.controller.ledger.hasPool('too-small')).toBe(false);
   });
 
   it('the flags pool is mirrored; changed flags at restart delete the stale mirror, which waits for its nodes', async () => {
@@ -168,7 +169,7 @@ describe('MultiCIDRRangeAllocator: ClusterCIDR lifecycle', () => {
     // Exactly one live created-from-flags object; the stale one is terminating, held by "old".
     expect(clusterCIDR(api, newName)).toBeDefined();
     expect(clusterCIDR(api, oldName)?.metadata.deletionTimestamp).toBeTruthy();
-    expect(r2.controller.allocator.nodesOfPool(oldName)).toEqual(['old']);
+    expect(r2.controller.ledger.nodesOfPool(oldName)).toEqual(['old']);
     node('new');
     await until(hasBlocks('new'));
     expect(podCIDRsOf(api, 'new')).toEqual(['10.250.0.0/25']);
@@ -202,7 +203,7 @@ describe('MultiCIDRRangeAllocator: ClusterCIDR lifecycle', () => {
     const r2 = await replica();
     await until(hasBlocks('c'));
     expect(podCIDRsOf(api, 'c')).toEqual(['10.1.3.0/24']);
-    expect(r2.controller.allocator.nodeAllocation('foreign')?.pool).toBe('pool');
+    expect(r2.controller.ledger.nodeAllocation('foreign')?.pool).toBe('pool');
     expect(duplicates(api)).toEqual([]);
   });
 

@@ -2,7 +2,7 @@
 // failure gives the blocks back at once, an unknown outcome (timeout after sending) keeps them for
 // the node until the outcome shows up.
 import { afterEach, describe, expect, it } from 'vitest';
-import { NodeIPAMController } from '../../../src/controllers/nodeipam/controller.js';
+import { RangeAllocator } from '../../../src/controllers/nodeipam/range-allocator.js';
 import { FlagsPoolSource } from '../../../src/controllers/nodeipam/pool-source.js';
 import { nodePodCIDRs } from '../../../src/model/node.js';
 import { ApiError, TransportError } from '../../../src/kube/errors.js';
@@ -10,7 +10,7 @@ import { POD_CIDR_POOL_ANNOTATION } from '../../../src/model/node.js';
 import { makeNode } from '../builders.js';
 import { MemoryEvents, MemoryNodes, until } from '../memory-nodes.js';
 
-let controllers: NodeIPAMController[] = [];
+let controllers: RangeAllocator[] = [];
 afterEach(async () => {
   await Promise.all(controllers.map((c) => c.stop()));
   controllers = [];
@@ -20,7 +20,7 @@ async function setup() {
   const store = new MemoryNodes();
   const events = new MemoryEvents();
   const source = new FlagsPoolSource({ clusterCIDR: '10.0.0.0/22', nodeCIDRMaskSizeIPv4: 24 });
-  const controller = new NodeIPAMController({ nodes: store, writer: store.writer(), events, sources: [source], leaveTaintedNodes: false, fenceMs: 0, relist: () => Promise.resolve(), workers: 1 });
+  const controller = new RangeAllocator({ nodes: store, writer: store.writer(), events, sources: [source], leaveTaintedNodes: false, fenceMs: 0, relist: () => Promise.resolve(), workers: 1 });
   controllers.push(controller);
   await controller.start();
   return { store, events, controller, pool: source.poolName };
@@ -59,7 +59,7 @@ describe('the allocation write', () => {
     store.put(makeNode({ name: 'b', tainted: false }));
     await until(() => nodePodCIDRs(store.nodes.get('b')!).length > 0);
     // With one worker, a is never mid-write while b is handled: what a holds now is what it kept.
-    expect(controller.allocator.nodeAllocation('a')?.podCIDRs).toEqual(keeps ? [attempted] : undefined);
+    expect(controller.ledger.nodeAllocation('a')?.podCIDRs).toEqual(keeps ? [attempted] : undefined);
     if (keeps) expect(nodePodCIDRs(store.nodes.get('b')!)).not.toEqual([attempted]);
     // The write lands at last: a ends up with a block b does not have.
     store.beforeWrite = undefined;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeProvider } from '../../../providers/fake/fake.js';
 import { ApiError } from '../../../src/kube/errors.js';
 import { CloudNodeLifecycleController } from '../../../src/controllers/nodelifecycle/controller.js';
-import { hasShutdownTaint, SHUTDOWN_TAINT } from '../../../src/controllers/nodelifecycle/plan.js';
+import { hasShutdownTaint, SHUTDOWN_TAINT } from '../../../src/controllers/nodelifecycle/decide.js';
 import type { NodeDeleter } from '../../../src/controllers/seams.js';
 import { makeNode, type MakeNodeOptions } from '../builders.js';
 import { MemoryEvents, MemoryNodes } from '../memory-nodes.js';

@@ -11,7 +11,7 @@ import { StaticProvider } from '../../../providers/static/provider.js';
 import { DockerClient, KindProvider } from '../../../providers/kind/index.js';
 import { FakeProvider } from '../../../providers/fake/fake.js';
 import { CloudNodeLifecycleController } from '../../../src/controllers/nodelifecycle/controller.js';
-import { hasShutdownTaint, SHUTDOWN_TAINT_KEY } from '../../../src/controllers/nodelifecycle/plan.js';
+import { hasShutdownTaint, SHUTDOWN_TAINT_KEY } from '../../../src/controllers/nodelifecycle/decide.js';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../../src/model/node.js';
 import type { NodeDeleter } from '../../../src/controllers/seams.js';
 import type { EventObject } from '../../../src/kube/types.js';
@@ -67,7 +67,7 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
     const api = cluster.api;
     await until(() => ['s1', 's2', 's3'].every((n) => !hasUninitializedTaint(storedNode(api, n)) && nodePodCIDRs(storedNode(api, n)).length > 0), 10_000, 'nodes initialised with pod CIDRs');
     const ipam = () => running.manager.controllers().ipam!;
-    expect(ipam().allocator.stats()[0]!.nodes).toBe(3);
+    expect(ipam().ledger.stats()[0]!.nodes).toBe(3);
     expect(running.manager.controllers().lifecycle).toBeDefined();
 
     // The machine behind s2 is decommissioned: its entry leaves the file.
@@ -77,7 +77,7 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
     await until(() => reloadedAt > 0, 5000, 'the static provider to reload the file');
     await until(() => !exists(api, 's2'), 4 * PERIOD_MS, 's2 deleted');
     expect(Date.now() - reloadedAt).toBeLessThanOrEqual(2 * PERIOD_MS);
-    await until(() => ipam().allocator.stats()[0]!.nodes === 2, 2000, 'the pod CIDRs of s2 released');
+    await until(() => ipam().ledger.stats()[0]!.nodes === 2, 2000, 'the pod CIDRs of s2 released');
     const deleting = () => nodeEvents(api, 's2').filter((e) => e.reason === 'DeletingNode');
     await until(() => deleting().length > 0, 3000, 'the DeletingNode event');
     expect(deleting().map((e) => [e.type, e.message])).toEqual([['Normal', 'Deleting node s2: its instance no longer exists in cloud provider static']]);

@@ -7,7 +7,7 @@ import type { InstanceResult } from '../../../providers/types.js';
 import {
   decideLifecycle, hasShutdownTaint, LIFECYCLE_EXCLUDE_LABEL, readyStatus, SHUTDOWN_TAINT, SHUTDOWN_TAINT_KEY, shutdownTaints, taintPatch,
   type LifecycleAnswers, type LifecycleDecision,
-} from '../../../src/controllers/nodelifecycle/plan.js';
+} from '../../../src/controllers/nodelifecycle/decide.js';
 import { makeNode, UNINITIALIZED } from '../builders.js';
 
 const yes: InstanceResult<boolean> = { kind: 'found', value: true };

@@ -1,6 +1,6 @@
 // Pure decisions of the cloud node controller: given a node, what the cloud says about it and the
 // CloudDualStackNodeIPs gate, what to write (or why the node stays tainted). No I/O here; the
-// controller turns a plan into at most two API writes and one event.
+// controller turns a decision into at most two API writes and one event.
 import type { InstanceMetadata } from '../../../providers/types.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../../model/node.js';
 import { decideNodeAddresses, goQuote, type NodeAddressPhase } from '../../nodeip/index.js';
@@ -45,11 +45,10 @@ export function invalidNodeIPMessage(annotation: string, error: string): string 
 }
 
 /**
- * The node's addresses, decided by decideNodeAddresses (src/nodeip/decide.ts), which `explain`
- * uses too. While initialising, an annotation must match the cloud's own list (even an empty
- * one); the refresh leaves a node alone when the cloud reports nothing.
+ * The node's addresses as decideNodeAddresses (src/nodeip/decide.ts, which `explain` uses too)
+ * decides them, with whether they differ from the node's and the event text of a refusal.
  */
-export function decideAddresses(
+function addressDecision(
   node: NodeObject,
   cloudAddresses: readonly NodeAddress[],
   allowDualStack: boolean,
@@ -117,16 +116,16 @@ export interface InitBlocked {
   message: string;
 }
 
-export type InitPlan = InitWrite | InitBlocked;
+export type InitDecision = InitWrite | InitBlocked;
 
 /** Plans the initialisation of a node that carries the uninitialized taint. */
-export function planInitialization(node: NodeObject, metadata: InstanceMetadata, allowDualStack: boolean): InitPlan {
+export function decideInitialization(node: NodeObject, metadata: InstanceMetadata, allowDualStack: boolean): InitDecision {
   // Kubernetes checks the providerID first (kubernetes#123024): spec.providerID is set only here,
   // so a node untainted without one would never get it.
   if (!node.spec?.providerID && !metadata.providerID) {
     return { kind: 'blocked', reason: EventReason.MissingProviderID, message: missingProviderIDMessage(node.metadata.name) };
   }
-  const decision = decideAddresses(node, metadata.addresses, allowDualStack, 'initialize');
+  const decision = addressDecision(node, metadata.addresses, allowDualStack, 'initialize');
   if (decision.kind === 'invalid') {
     return { kind: 'blocked', reason: EventReason.InvalidNodeIP, message: decision.message };
   }
@@ -167,7 +166,7 @@ export function planInitialization(node: NodeObject, metadata: InstanceMetadata,
     labels[key] = value;
   }
 
-  const plan: InitWrite = {
+  const write: InitWrite = {
     kind: 'initialize',
     labels,
     labelsAfter: { ...current, ...labels },
@@ -175,20 +174,20 @@ export function planInitialization(node: NodeObject, metadata: InstanceMetadata,
     skippedLabels,
     rejectedLabels,
   };
-  if (decision.kind === 'ok' && decision.changed) plan.addresses = decision.addresses;
-  if (!node.spec?.providerID && metadata.providerID) plan.providerID = metadata.providerID;
-  return plan;
+  if (decision.kind === 'ok' && decision.changed) write.addresses = decision.addresses;
+  if (!node.spec?.providerID && metadata.providerID) write.providerID = metadata.providerID;
+  return write;
 }
 
 /** What the periodic address refresh does for one initialised node. */
-export type RefreshPlan =
+export type RefreshDecision =
   | { kind: 'unchanged' }
   | { kind: 'replace'; addresses: NodeAddress[] }
   /** The annotation is no longer satisfiable: a Warning event, nothing written, never re-tainted. */
   | { kind: 'warn'; reason: string; message: string };
 
-export function planAddressRefresh(node: NodeObject, metadata: InstanceMetadata, allowDualStack: boolean): RefreshPlan {
-  const decision = decideAddresses(node, metadata.addresses, allowDualStack, 'refresh');
+export function decideAddressRefresh(node: NodeObject, metadata: InstanceMetadata, allowDualStack: boolean): RefreshDecision {
+  const decision = addressDecision(node, metadata.addresses, allowDualStack, 'refresh');
   switch (decision.kind) {
     case 'noCloudAddresses':
       return { kind: 'unchanged' };
@@ -218,15 +217,15 @@ export interface MetaSpecPatch {
  * node's resourceVersion, so the API server refuses it (409) if the node changed since it was read:
  * the taint list is replaced as a whole, and that must never drop a taint added meanwhile.
  */
-export function initializationPatch(node: NodeObject, plan: InitWrite, podCIDRs?: readonly string[], pool?: string): MetaSpecPatch {
+export function initializationPatch(node: NodeObject, write: InitWrite, podCIDRs?: readonly string[], pool?: string): MetaSpecPatch {
   const resourceVersion = node.metadata.resourceVersion;
   if (!resourceVersion) throw new Error(`node ${node.metadata.name}: metadata.resourceVersion is empty; cannot guard the write`);
   const patch: MetaSpecPatch = {
     metadata: { resourceVersion },
-    spec: { taints: plan.taints.length > 0 ? plan.taints.map((t) => ({ ...t })) : null },
+    spec: { taints: write.taints.length > 0 ? write.taints.map((t) => ({ ...t })) : null },
   };
-  if (Object.keys(plan.labels).length > 0) patch.metadata.labels = { ...plan.labels };
-  if (plan.providerID) patch.spec.providerID = plan.providerID;
+  if (Object.keys(write.labels).length > 0) patch.metadata.labels = { ...write.labels };
+  if (write.providerID) patch.spec.providerID = write.providerID;
   if (podCIDRs && podCIDRs.length > 0) {
     patch.spec.podCIDR = podCIDRs[0] as string;
     patch.spec.podCIDRs = [...podCIDRs];

@@ -1,13 +1,13 @@
 // The cloud node controller end to end through the API server double: every KEP-3705 row, the
 // gate, conflicts and API faults.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeProvider } from '../../providers/fake/fake.js';
-import { CloudNodeController } from '../../src/controllers/cloudnode/controller.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
-import { hasUninitializedTaint } from '../../src/model/node.js';
-import { ip, KEP_DUAL_STACK, KEP_IPV4_ONLY } from './builders.js';
-import { MemoryEvents, until } from './memory-nodes.js';
-import { connect, createNode, isInitialised, storedNode } from './harness.js';
+import { FakeProvider } from '../../../providers/fake/fake.js';
+import { CloudNodeController } from '../../../src/controllers/cloudnode/controller.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../../src/sim/apiserver/server.js';
+import { hasUninitializedTaint } from '../../../src/model/node.js';
+import { ip, KEP_DUAL_STACK, KEP_IPV4_ONLY } from '../builders.js';
+import { MemoryEvents, until } from '../memory-nodes.js';
+import { connect, createNode, isInitialised, storedNode } from '../harness.js';
 
 let api: ApiServerDouble;
 let cleanup: Array<() => Promise<void> | void> = [];

@@ -2,15 +2,15 @@
 // in cloudnode.integration.test.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import { FakeProvider } from '../../providers/fake/fake.js';
-import { CloudNodeController } from '../../src/controllers/cloudnode/controller.js';
-import { hasUninitializedTaint } from '../../src/model/node.js';
-import type { PodCIDRClaims } from '../../src/controllers/nodeipam/claims.js';
-import type { NodeWriter } from '../../src/controllers/seams.js';
-import { POD_CIDR_POOL_ANNOTATION } from '../../src/model/node.js';
-import { TransportError } from '../../src/kube/errors.js';
-import { ip, KEP_DUAL_STACK, makeNode } from './builders.js';
-import { MemoryEvents, MemoryNodes, until } from './memory-nodes.js';
+import { FakeProvider } from '../../../providers/fake/fake.js';
+import { CloudNodeController } from '../../../src/controllers/cloudnode/controller.js';
+import { hasUninitializedTaint } from '../../../src/model/node.js';
+import type { PodCIDRClaims } from '../../../src/controllers/nodeipam/claims.js';
+import type { NodeWriter } from '../../../src/controllers/seams.js';
+import { POD_CIDR_POOL_ANNOTATION } from '../../../src/model/node.js';
+import { TransportError } from '../../../src/kube/errors.js';
+import { ip, KEP_DUAL_STACK, makeNode } from '../builders.js';
+import { MemoryEvents, MemoryNodes, until } from '../memory-nodes.js';
 
 let controllers: CloudNodeController[] = [];
 afterEach(async () => {
@@ -190,15 +190,14 @@ describe('CloudNodeController', () => {
     expect(store.writes.map((w) => w.name)).toEqual(['a']);
   });
 
-  it('the initialising patch landed but its response was lost: one Synced event once the node is seen initialised', async () => {
+  it('the initialising patch landed but its response was lost: the node is read again, one Synced event, no failure reported', async () => {
     const store = new MemoryNodes();
     let lose = true;
     const writer: NodeWriter = {
       get: (n) => store.read(n),
       patchStatus: (n, p) => store.patchStatus(n, p),
-      patch: (n, p) => store.patch(n, p),
       // The initialising patch: it lands, its answer is lost once.
-      patchDiscardingResult: async (n, p) => {
+      patch: async (n, p) => {
         await store.patch(n, p);
         if (!lose) return;
         lose = false;
@@ -211,7 +210,7 @@ describe('CloudNodeController', () => {
     t.controller.start();
     await until(() => t.events.for('n1').some((e) => e.reason === 'Synced'), 5000, 'Synced after the lost response');
     expect(hasUninitializedTaint(store.nodes.get('n1')!)).toBe(false);
-    expect(t.events.for('n1').map((e) => e.reason)).toEqual(['NodeUpdateFailed', 'Synced']);
+    expect(t.events.for('n1').map((e) => e.reason)).toEqual(['Synced']);
     // The write is never repeated, and the event is not emitted twice.
     expect(store.writes.filter((w) => w.kind === 'patch')).toHaveLength(1);
     await t.controller.stop();
@@ -224,9 +223,8 @@ describe('CloudNodeController', () => {
     const writer: NodeWriter = {
       get: (n) => store.read(n),
       patchStatus: (n, p) => store.patchStatus(n, p),
-      patch: (n, p) => store.patch(n, p),
       // The initialising patch: lost once before it reached the server.
-      patchDiscardingResult: async (n, p) => {
+      patch: async (n, p) => {
         if (!lose) {
           await store.patch(n, p);
           return;
@@ -241,7 +239,33 @@ describe('CloudNodeController', () => {
     t.controller.start();
     await until(initialised(store, 'n1'));
     await t.controller.stop();
+    expect(t.events.for('n1').map((e) => e.reason)).toEqual(['Synced']);
+    expect(store.writes.filter((w) => w.kind === 'patch')).toHaveLength(1);
+  });
+
+  it('an unknown outcome that cannot be read back (API unreachable): NodeUpdateFailed, then one Synced event when the retry finds the node initialised', async () => {
+    const store = new MemoryNodes();
+    let lose = true;
+    let failReads = 1;
+    const writer: NodeWriter = {
+      get: (n) => (failReads-- > 0 ? Promise.reject(dropped(n)) : store.read(n)),
+      patchStatus: (n, p) => store.patchStatus(n, p),
+      // The initialising patch lands and its answer is lost; the read that follows fails too.
+      patch: async (n, p) => {
+        await store.patch(n, p);
+        if (!lose) return;
+        lose = false;
+        throw dropped(n);
+      },
+    };
+    const t = setup({ store, writer });
+    t.cloud.setInstance('n1', { addresses: [ip('1.2.3.4')] });
+    store.put(makeNode({ name: 'n1' }));
+    t.controller.start();
+    await until(() => t.events.for('n1').some((e) => e.reason === 'Synced'), 5000, 'Synced on the retry');
+    await t.controller.stop();
     expect(t.events.for('n1').map((e) => e.reason)).toEqual(['NodeUpdateFailed', 'Synced']);
+    expect(store.writes.filter((w) => w.kind === 'patch')).toHaveLength(1);
   });
 
   it('a node deleted while its initialising write is in flight (404): the blocks claimed for it are given back', async () => {

@@ -3,7 +3,8 @@
 // pool's block, another node or a Service range is reported (Warning events), not hidden.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeProvider } from '../../../providers/fake/fake.js';
-import { CloudRangeIndex, cloudRangesFromProvider, recordCloudRanges } from '../../../src/controllers/nodeipam/cloud-allocator.js';
+import { CloudRangeIndex, cloudRangesFromProvider, recordCloudRanges } from '../../../src/controllers/nodeipam/cloud-ranges.js';
+import { CloudAllocator } from '../../../src/controllers/nodeipam/cloud-allocator.js';
 import { POD_CIDR_POOL_ANNOTATION, CLOUD_POOL } from '../../../src/model/node.js';
 import { PodCIDRAllocator, cidrsOverlap, flagsPoolToClusterCIDR, parseCIDR, parseFlagsPool } from '../../../src/ipam/index.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../../src/sim/apiserver/server.js';
@@ -45,8 +46,9 @@ describe('CloudAllocator', () => {
       expect.objectContaining({ type: 'Ready', status: 'True' }),
       expect.objectContaining({ type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated' }),
     ]));
-    // Nothing to claim in this mode: the cloud node controller writes no pod CIDRs.
-    expect(r.controller.claim({ name: 'x', labels: {} })).toMatchObject({ kind: 'unavailable' });
+    // Nothing to claim in this mode: the cloud node controller gets no claims and writes no pod CIDRs.
+    expect(r.controller).toBeInstanceOf(CloudAllocator);
+    expect('claim' in r.controller).toBe(false);
   });
 
   it('a failed condition write is retried on its own: the blocks are written once and kept', async () => {
@@ -59,7 +61,7 @@ describe('CloudAllocator', () => {
     await until(() => conditions('a').some((c) => c.type === 'NetworkUnavailable' && c.status === 'False'), 10_000, 'condition after the retry');
     expect(fault.fired).toBe(1);
     expect(api.count({ verb: 'patch', resource: 'nodes', subresource: '' })).toBe(1);
-    expect(r.controller.allocator.nodeAllocation('a')?.podCIDRs).toEqual(['10.8.1.0/24']);
+    expect(r.controller.ledger.nodeAllocation('a')?.podCIDRs).toEqual(['10.8.1.0/24']);
   });
 
   it('a clash with another node and with a Service range is reported; a node the cloud has no range for waits with a Warning', async () => {
@@ -118,7 +120,7 @@ describe('CloudAllocator: a node deleted while its range is looked up', () => {
     // Its write finds no node: what the lookup recorded is dropped.
     // The sync of "gone" is over once nothing is queued or in progress.
     await until(() => r.controller.queue.len() === 0 && r.controller.queue.processingCount() === 0 && r.controller.queue.delayedCount() === 0, 5000, 'the sync of "gone" done');
-    expect(r.controller.allocator.nodeAllocation('gone')).toBeUndefined();
+    expect(r.controller.ledger.nodeAllocation('gone')).toBeUndefined();
     createNode(api, { name: 'b', tainted: false });
     await until(() => podCIDRsOf(api, 'b').length > 0, 5000, 'b written');
     expect(podCIDRsOf(api, 'b')).toEqual(['172.20.1.0/24']);

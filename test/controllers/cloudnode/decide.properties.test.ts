@@ -1,14 +1,17 @@
 // Invariants of the initialisation decision over random nodes and cloud lists:
-//  * the controller (planInitialization) and `explain` (buildExplainReport) take the same decision;
+//  * the controller (decideInitialization) and `explain` (buildExplainReport) take the same decision;
 //  * a node whose provided-node-ip annotation is not matched by the cloud's own list (whatever the
-//    kubelet's Hostname says) is never untainted, and one whose annotation is matched is.
+//    kubelet's Hostname says) is never untainted, and one whose annotation is matched is;
+//  * the plan is read off the node alone: once its addresses are written, planning again on the
+//    written node asks for no second address write and takes the same decision otherwise (the
+//    cloud node controller keeps no flag of what it already wrote).
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildExplainReport } from '../../src/cli/commands/explain-report.js';
-import { planInitialization } from '../../src/controllers/cloudnode/plan.js';
-import { NODE_ADDRESS_TYPES, type NodeAddress } from '../../src/model/node-address.js';
-import { NodeIPError, parseIPSloppy, parseNodeIPAnnotation } from '../../src/nodeip/index.js';
-import { makeMetadata, makeNode } from './builders.js';
+import { buildExplainReport } from '../../../src/cli/commands/explain-report.js';
+import { decideInitialization } from '../../../src/controllers/cloudnode/decide.js';
+import { NODE_ADDRESS_TYPES, type NodeAddress } from '../../../src/model/node-address.js';
+import { NodeIPError, parseIPSloppy, parseNodeIPAnnotation } from '../../../src/nodeip/index.js';
+import { makeMetadata, makeNode } from '../builders.js';
 
 const ipText = fc.constantFrom('10.0.0.1', '10.0.0.2', '010.0.0.2', '::ffff:10.0.0.1', '0.0.0.0', 'fd00::1', 'FD00:0::2', 'fd00::2', '::');
 const addressText = fc.oneof(ipText, fc.constantFrom('node-a', 'a.example', ''));
@@ -32,7 +35,7 @@ describe('initialisation decision: properties', () => {
   it('the controller and explain agree: taint, and the addresses the node ends with', () => {
     fc.assert(
       fc.property(annotation, cloudList, nodeList, fc.boolean(), (ann, cloud, status, gate) => {
-        const plan = planInitialization(node(ann, status), makeMetadata({ addresses: cloud }), gate);
+        const plan = decideInitialization(node(ann, status), makeMetadata({ addresses: cloud }), gate);
         const report = buildExplainReport(ann, cloud, { allowDualStack: gate, nodeAddresses: status.filter((a) => a.type === 'Hostname') });
         expect(report.tainted).toBe(plan.kind === 'blocked');
         if (plan.kind === 'blocked') {
@@ -55,7 +58,7 @@ describe('initialisation decision: properties', () => {
       fc.property(annotation, cloudList, nodeList, fc.boolean(), (ann, cloud, status, gate) => {
         // The kubelet's Hostname may even spell the annotated IP: it must not count.
         const withHostname = ann === undefined ? status : [...status, { type: 'Hostname' as const, address: ann }];
-        const plan = planInitialization(node(ann, withHostname), makeMetadata({ addresses: cloud }), gate);
+        const plan = decideInitialization(node(ann, withHostname), makeMetadata({ addresses: cloud }), gate);
         if (ann === undefined) {
           expect(plan.kind).toBe('initialize');
           return;
@@ -71,6 +74,23 @@ describe('initialisation decision: properties', () => {
         const cloudIPs = new Set(cloud.map((a) => parseIPSloppy(a.address)?.canonical));
         const matched = ips.every((ip) => cloudIPs.has(ip));
         expect(plan.kind).toBe(matched ? 'initialize' : 'blocked');
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('planning again on the node after its address write asks for no second address write', () => {
+    fc.assert(
+      fc.property(annotation, cloudList, nodeList, fc.boolean(), (ann, cloud, status, gate) => {
+        const metadata = makeMetadata({ addresses: cloud });
+        const first = decideInitialization(node(ann, status), metadata, gate);
+        if (first.kind === 'blocked' || !first.addresses) return;
+        const written = node(ann, first.addresses);
+        const again = decideInitialization(written, metadata, gate);
+        expect(again.kind).toBe('initialize');
+        if (again.kind !== 'initialize') return;
+        expect(again.addresses).toBeUndefined();
+        expect({ ...again, addresses: first.addresses }).toEqual(first);
       }),
       { numRuns: 3000 },
     );

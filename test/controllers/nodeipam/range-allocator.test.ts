@@ -1,15 +1,16 @@
-// The node IPAM loop over an in-memory store: restore, claims, allocation for initialised nodes,
+// RangeAllocator over an in-memory store: restore, claims, allocation for initialised nodes,
 // CIDRNotAvailable, release on delete.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import { NodeIPAMController, restoreOrder } from '../../src/controllers/nodeipam/controller.js';
-import { FlagsPoolSource } from '../../src/controllers/nodeipam/pool-source.js';
-import { nodePodCIDRs } from '../../src/model/node.js';
-import { makeNode } from './builders.js';
-import { FakeClock } from '../../src/kube/clock.js';
-import { MemoryEvents, MemoryNodes, until } from './memory-nodes.js';
+import { RangeAllocator } from '../../../src/controllers/nodeipam/range-allocator.js';
+import { restoreOrder } from '../../../src/ipam/restore-order.js';
+import { FlagsPoolSource } from '../../../src/controllers/nodeipam/pool-source.js';
+import { nodePodCIDRs } from '../../../src/model/node.js';
+import { makeNode } from '../builders.js';
+import { FakeClock } from '../../../src/kube/clock.js';
+import { MemoryEvents, MemoryNodes, until } from '../memory-nodes.js';
 
-let controllers: NodeIPAMController[] = [];
+let controllers: RangeAllocator[] = [];
 afterEach(async () => {
   await Promise.all(controllers.map((c) => c.stop()));
   controllers = [];
@@ -20,7 +21,7 @@ function setup(clusterCIDR: string, o: { serviceRange?: string; leaveTainted?: b
   const events = new MemoryEvents();
   let relists = 0;
   const registry = new Registry();
-  const controller = new NodeIPAMController({
+  const controller = new RangeAllocator({
     nodes: store, writer: store.writer(), events, registry,
     sources: [new FlagsPoolSource({ clusterCIDR, nodeCIDRMaskSizeIPv4: 24, ...(o.serviceRange ? { serviceClusterIPRange: o.serviceRange } : {}) })],
     leaveTaintedNodes: o.leaveTainted ?? true, fenceMs: 0, relist: () => { relists++; return Promise.resolve(); },
@@ -30,7 +31,7 @@ function setup(clusterCIDR: string, o: { serviceRange?: string; leaveTainted?: b
   return { store, events, controller, registry, relists: () => relists };
 }
 
-describe('NodeIPAMController', () => {
+describe('RangeAllocator', () => {
   it('re-lists, restores existing blocks before handing out new ones, and skips excluded Service ranges', async () => {
     const { store, controller, relists } = setup('10.0.0.0/22', { serviceRange: '10.0.0.0/24' });
     store.put(makeNode({ name: 'old', tainted: false, podCIDRs: ['10.0.1.0/24'] }));
@@ -51,7 +52,7 @@ describe('NodeIPAMController', () => {
     store.put(newer);
     store.put(older);
     await controller.start();
-    expect(controller.allocator.nodeAllocation('z-older')?.podCIDRs).toEqual(['10.0.1.0/24']);
+    expect(controller.ledger.nodeAllocation('z-older')?.podCIDRs).toEqual(['10.0.1.0/24']);
     expect(events.for('z-older').filter((e) => e.reason === 'PodCIDRConflict')).toEqual([]);
     expect(events.for('a-newer').filter((e) => e.reason === 'PodCIDRConflict').map((e) => e.message)).toEqual([
       'node "a-newer": pod CIDR 10.0.1.0/24 overlaps a block of node "z-older"',
@@ -99,7 +100,7 @@ describe('NodeIPAMController', () => {
     expect(events.for('c')[0]!.message).toMatch(/no pod CIDR available for node "c"/);
     const freed = store.nodes.get('a')!.spec!.podCIDRs!;
     store.remove('a');
-    expect(controller.allocator.nodeAllocation('a')).toBeUndefined();
+    expect(controller.ledger.nodeAllocation('a')).toBeUndefined();
     await until(() => nodePodCIDRs(store.nodes.get('c')!).length > 0, 5000, 'c gets the freed block');
     expect(store.nodes.get('c')!.spec?.podCIDRs).toEqual(freed);
   });
@@ -116,7 +117,7 @@ describe('NodeIPAMController', () => {
     store.put(terminating);
     store.put(makeNode({ name: 'c', tainted: false }));
     await until(() => events.for('c').some((e) => e.reason === 'CIDRNotAvailable'), 5000, 'c waits');
-    expect(controller.allocator.nodeAllocation('a')?.podCIDRs).toEqual(blocks);
+    expect(controller.ledger.nodeAllocation('a')?.podCIDRs).toEqual(blocks);
     expect(nodePodCIDRs(store.nodes.get('c')!)).toEqual([]);
     store.remove('a');
     await until(() => nodePodCIDRs(store.nodes.get('c')!).length > 0, 5000, 'c gets the block once a is gone');
@@ -134,11 +135,11 @@ describe('NodeIPAMController', () => {
     store.put(makeNode({ name: 'w', tainted: false }));
     await until(() => controller.waitingNodes().includes('w'), 5000, 'w waits');
     controller.release('ghost');
-    expect(controller.allocator.nodeAllocation('ghost')).toBeUndefined();
+    expect(controller.ledger.nodeAllocation('ghost')).toBeUndefined();
     await until(() => nodePodCIDRs(store.nodes.get('w')!).length > 0, 5000, 'w gets the block at once');
     expect(store.nodes.get('w')!.spec?.podCIDRs).toEqual(ghost.kind === 'claimed' ? ghost.podCIDRs : []);
     controller.release('a');
-    expect(controller.allocator.nodeAllocation('a')?.podCIDRs).toEqual(store.nodes.get('a')!.spec?.podCIDRs);
+    expect(controller.ledger.nodeAllocation('a')?.podCIDRs).toEqual(store.nodes.get('a')!.spec?.podCIDRs);
   });
 
   it('a deleted node wakes one waiting node that can use its pool, not every waiting node', async () => {

@@ -1,0 +1,253 @@
+// Node IPAM runs one CIDRAllocator, chosen once at start from --cidr-allocator-type, as
+// kube-controller-manager does: RangeAllocator (range-allocator.ts) hands out blocks from pools;
+// CloudAllocator (cloud-allocator.ts) writes the ranges the cloud gives each instance. What both
+// do alike is written once here: load the pools, wait out the leadership fence, re-list, record
+// every node's existing blocks in the one ledger, watch nodes, give a gone node's blocks back,
+// and write a node's pod CIDRs with a guarded PATCH that re-reads on a conflict.
+import type { Registry } from 'prom-client';
+import { PodCIDRAllocator } from '../../ipam/index.js';
+import { restoreOrder } from '../../ipam/restore-order.js';
+import { realClock, type Clock } from '../../kube/clock.js';
+import { isConflict, isInvalid, isNotFound, writeOutcome } from '../../kube/errors.js';
+import { WorkQueue, type WorkerPool } from '../../kube/workqueue.js';
+import { silentLogger, type Logger } from '../../log.js';
+import { nodePodCIDRs, POD_CIDR_POOL_ANNOTATION, type NodeObject } from '../../model/node.js';
+import { abortable } from '../../util/abort.js';
+import { forEachChunked } from '../../util/yield.js';
+import type { EventType, NodeCache, NodeEventSink, NodeWriter } from '../seams.js';
+import { ipamMetricsSink } from './metrics.js';
+import type { EventObjectRef, PoolSource, PoolSourceHooks } from './pool-source.js';
+
+export const NODE_IPAM_QUEUE = 'node-ipam';
+
+export const IPAMEventReason = {
+  CIDRNotAvailable: 'CIDRNotAvailable',
+  CIDRAssignmentFailed: 'CIDRAssignmentFailed',
+  PodCIDRConflict: 'PodCIDRConflict',
+  CloudRangeClash: 'CloudRangeClash',
+  CloudRangeNotAvailable: 'CloudRangeNotAvailable',
+} as const;
+
+/** What the manager, /livez and the audit need of the node IPAM loop, whichever kind runs. */
+export interface CIDRAllocator {
+  readonly queue: WorkQueue<string>;
+  /** Every held block, in the one ledger both loops and the cloud node controller's claims share. */
+  readonly ledger: PodCIDRAllocator;
+  /**
+   * Loads pools, waits out the fence, re-lists, records existing blocks, then starts workers.
+   * Aborting `signal` (the leadership term) ends every wait at once: the promise rejects with its
+   * reason and no worker starts.
+   */
+  start(signal?: AbortSignal): Promise<void>;
+  stop(): Promise<void>;
+  /** True once existing allocations are loaded and blocks may be handed out. */
+  ready(): boolean;
+  aliveWorkers(): number;
+}
+
+export interface CIDRAllocatorOptions {
+  nodes: NodeCache;
+  writer: NodeWriter;
+  events: NodeEventSink;
+  sources: PoolSource[];
+  /**
+   * Fence before the first allocation: one write timeout, so a previous leader's in-flight write
+   * has landed or failed, followed by `relist`.
+   */
+  fenceMs: number;
+  /** A consistent re-list of the node cache (the watcher's relist); gives up when `signal` aborts. */
+  relist: (signal?: AbortSignal) => Promise<void>;
+  workers?: number;
+  /** Attempts of the guarded write when the node changed meanwhile (default 5). */
+  conflictRetries?: number;
+  registry?: Registry;
+  logger?: Logger;
+  clock?: Clock;
+  /** A ledger to use (tests, benchmarks); by default a new one. */
+  ledger?: PodCIDRAllocator;
+  /** Events about objects other than nodes (ClusterCIDRs); dropped when absent. */
+  objectEvents?: (ref: EventObjectRef, type: EventType, reason: string, message: string) => void;
+}
+
+/** The pod CIDRs one write gives a node, and the pool they came from (the pool annotation). */
+export interface Blocks {
+  podCIDRs: string[];
+  pool: string;
+}
+
+export abstract class CIDRAllocatorLoop implements CIDRAllocator {
+  readonly queue: WorkQueue<string>;
+  readonly ledger: PodCIDRAllocator;
+  protected readonly options: CIDRAllocatorOptions;
+  protected readonly log: Logger;
+  protected readonly clock: Clock;
+  #ready = false;
+  #stopped = false;
+  #pool: WorkerPool | undefined;
+  #started: Promise<void> | undefined;
+  /** The conflict text last reported per node, so the same conflict is not reported again. */
+  readonly #reported = new Map<string, string>();
+
+  constructor(options: CIDRAllocatorOptions) {
+    this.options = options;
+    this.log = (options.logger ?? silentLogger).child({ controller: 'node-ipam' });
+    this.clock = options.clock ?? realClock;
+    this.ledger = options.ledger ?? new PodCIDRAllocator(options.registry ? { metrics: ipamMetricsSink(options.registry) } : {});
+    this.queue = new WorkQueue<string>({ name: NODE_IPAM_QUEUE, clock: this.clock, registry: options.registry });
+  }
+
+  /** Records a node's existing blocks in the ledger (reporting what they clash with); false when it has none. */
+  protected abstract record(node: NodeObject): boolean;
+  /** A node added or changed after the restore: record its blocks, or queue it for some. */
+  protected abstract observe(node: NodeObject): void;
+  protected abstract runWorkers(): WorkerPool;
+  /** A source added pools. */
+  protected poolsChanged(): void {}
+  /** A node is gone: drop what the allocator keeps about it besides its blocks. */
+  protected nodeGone(_name: string): void {}
+  /** Blocks of these pools went back to the ledger. */
+  protected blocksReleased(_pools: readonly string[], _why: string): void {}
+
+  ready(): boolean {
+    return this.#ready;
+  }
+
+  aliveWorkers(): number {
+    return this.#pool?.alive() ?? 0;
+  }
+
+  protected get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  start(signal?: AbortSignal): Promise<void> {
+    this.#started ??= this.#start(signal);
+    return this.#started;
+  }
+
+  async #start(signal: AbortSignal | undefined): Promise<void> {
+    const o = this.options;
+    const hooks: PoolSourceHooks = {
+      poolsChanged: () => this.poolsChanged(),
+      nodeEvent: (name, type, reason, message) => {
+        const node = o.nodes.get(name);
+        if (node) o.events.emit(node, type, reason, message);
+      },
+      objectEvent: (ref, type, reason, message) => o.objectEvents?.(ref, type, reason, message),
+    };
+    for (const s of o.sources) await abortable(s.start(this.ledger, this.log, hooks), signal);
+    if (o.fenceMs > 0) {
+      this.log.info({ fenceMs: o.fenceMs }, 'waiting one write timeout before allocating (leadership fence)');
+      await abortable(new Promise<void>((resolve) => this.clock.setTimer(resolve, o.fenceMs)), signal);
+    }
+    if (this.#stopped) return;
+    await o.relist(signal);
+    signal?.throwIfAborted();
+    let restored = 0;
+    // Oldest first: when two nodes claim one block, the node that had it first keeps it and the
+    // newcomer gets the PodCIDRConflict Warning, whatever order the cache lists them in.
+    // In chunks: the Lease renewal and the watches run between them however many nodes there are.
+    const order = restoreOrder(o.nodes.list());
+    await forEachChunked(order, (node) => {
+      if (this.record(node)) restored++;
+    });
+    signal?.throwIfAborted();
+    // A node deleted between two chunks had no handler yet to release it.
+    for (const { metadata } of order) if (!o.nodes.get(metadata.name)) this.forget(metadata.name, 'the node was deleted during the restore');
+    for (const s of o.sources) s.nodesRestored?.();
+    this.#ready = true;
+    this.log.info({ restored, pools: this.ledger.poolNames() }, 'allocator loaded from existing nodes');
+    o.nodes.addHandlers({
+      add: (n) => this.observe(n),
+      update: (_old, n) => this.observe(n),
+      delete: (n) => this.forget(n.metadata.name, 'a node was deleted'),
+    });
+    this.#pool = this.runWorkers();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.queue.shutDown({ drain: true });
+    await this.#pool?.finished;
+    for (const s of this.options.sources) await s.stop();
+  }
+
+  /**
+   * The node is gone (its watch delete, or a write that found no node, whose delete may already
+   * have been handled before this sync recorded blocks for it): its blocks go back.
+   */
+  protected forget(name: string, why: string): void {
+    this.nodeGone(name);
+    this.#reported.delete(name);
+    const released = this.ledger.releaseNode(name);
+    if (!released) return;
+    this.log.info({ node: name, podCIDRs: released.podCIDRs, why }, 'pod CIDRs released');
+    for (const s of this.options.sources) s.nodesReleased?.(released.pools);
+    this.blocksReleased(released.pools, why);
+  }
+
+  /** True when `text` differs from the conflict last reported for the node ('' clears it). */
+  protected isNewConflict(name: string, text: string): boolean {
+    if ((this.#reported.get(name) ?? '') === text) return false;
+    if (text === '') {
+      this.#reported.delete(name);
+      return false;
+    }
+    this.#reported.set(name, text);
+    return true;
+  }
+
+  /**
+   * Writes the blocks `choose` gives a node that has none: one PATCH guarded by resourceVersion,
+   * with the pool annotation. On a conflict the node is read again and, if someone else gave it
+   * pod CIDRs meanwhile, theirs win. `choose` throws when there are no blocks to give, and
+   * returns undefined to leave the node alone. Returns the node as last seen, with its blocks
+   * (undefined: gone or left alone); status is as it was, a spec write does not touch it.
+   */
+  protected async writePodCIDRs(name: string, choose: (node: NodeObject, attempt: number) => Promise<Blocks | undefined> | Blocks | undefined): Promise<NodeObject | undefined> {
+    let node = this.options.nodes.get(name);
+    for (let attempt = 0; node; attempt++) {
+      if (nodePodCIDRs(node).length > 0) return node;
+      const blocks = await choose(node, attempt);
+      if (!blocks) return undefined;
+      const { podCIDRs, pool } = blocks;
+      try {
+        await this.options.writer.patch(name, { metadata: { resourceVersion: node.metadata.resourceVersion, annotations: { [POD_CIDR_POOL_ANNOTATION]: pool } }, spec: { podCIDR: podCIDRs[0], podCIDRs } });
+        this.log.info({ node: name, podCIDRs, pool }, 'pod CIDRs assigned');
+        return node;
+      } catch (err) {
+        if (isNotFound(err)) {
+          this.forget(name, 'the node is gone (its write found no node)');
+          return undefined;
+        }
+        if (!(isConflict(err) || isInvalid(err)) || attempt >= (this.options.conflictRetries ?? 5)) {
+          // A definite failure gives the blocks back; an unknown outcome (timeout, dropped
+          // response) keeps them under the node's name: a retry writes the same blocks, and a
+          // write that did land is confirmed when the watch shows it.
+          const outcome = writeOutcome(err);
+          if (outcome === 'not-applied') this.ledger.releaseNode(name);
+          this.options.events.emit(node, 'Warning', IPAMEventReason.CIDRAssignmentFailed, `failed to assign pod CIDRs ${podCIDRs.join(',')} (${outcome === 'not-applied' ? 'released' : 'kept until the outcome is known'}): ${(err as Error).message}`);
+          throw err;
+        }
+        node = await this.#readAgain(name);
+        // Someone else set pod CIDRs meanwhile: theirs win; record them instead of ours.
+        if (node && nodePodCIDRs(node).length > 0 && nodePodCIDRs(node).join() !== podCIDRs.join()) {
+          this.ledger.releaseNode(name);
+          this.record(node);
+        }
+      }
+    }
+    return undefined;
+  }
+
+  /** The node from the API server; undefined (and forgotten) when it is gone. */
+  async #readAgain(name: string): Promise<NodeObject | undefined> {
+    try {
+      return await this.options.writer.get(name);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      this.forget(name, 'the node is gone (its write found no node)');
+      return undefined;
+    }
+  }
+}
