@@ -20,13 +20,17 @@ export function cloudConfigError(path: string, problem: string, cause?: unknown)
   return new Error(`--cloud-config ${path}: ${problem}`, cause === undefined ? undefined : { cause });
 }
 
+/** What an operator reads for a failed read of the file. */
+export function readProblem(err: NodeJS.ErrnoException): string {
+  return `cannot read: ${READ_PROBLEMS[err.code ?? ''] ?? err.message}`;
+}
+
 /** Reads the file whole; throws a one-line error naming the flag, the path and what is wrong. */
 export async function readCloudConfig(path: string): Promise<CloudConfigFile> {
   try {
     return { path, text: await readFile(path, 'utf8') };
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw cloudConfigError(path, `cannot read: ${READ_PROBLEMS[e.code ?? ''] ?? e.message}`, err);
+    throw cloudConfigError(path, readProblem(err as NodeJS.ErrnoException), err);
   }
 }
 
