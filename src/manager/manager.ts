@@ -20,9 +20,10 @@ import { cloudRangesFromProvider } from '../controllers/nodeipam/cloud-ranges.js
 import { AuditLoop } from '../controllers/nodeipam/audit-loop.js';
 import { AUDIT_EVENT_REASON } from '../controllers/nodeipam/audit-loop.js';
 import { auditNode } from '../audit/objects.js';
-import { parseFlagsPool, type FlagsPool } from '../ipam/flags.js';
+import type { FlagsPool } from '../ipam/flags.js';
 import { parseCIDRList } from '../ipam/cidr.js';
-import { featureGateWarnings, parseFeatureGates } from '../featuregates/index.js';
+import { checkFlagValues } from './flag-values.js';
+import { loadCloudProvider } from './cloud-provider.js';
 import { KubeClient, loadKubeConfig } from '../kube/client.js';
 import { LeaderElector } from '../kube/leader.js';
 import { leaderElectionMetrics } from '../kube/leader-metrics.js';
@@ -121,25 +122,11 @@ export class ControllerManager {
   /** Throws (FeatureGateError, FlagsError, …) on option values only checkable with the libraries. */
   constructor(options: RunOptions, deps: ManagerDeps = {}) {
     this.#o = options;
+    const checked = checkFlagValues(options);
     const ipam = options.ipam;
-    if (ipam.allocateNodeCIDRs && ipam.cidrAllocatorType !== 'RangeAllocator') {
-      // Validated now so a bad flag fails at start-up with its name; the sources are built per leadership term.
-      if (ipam.clusterCIDR !== undefined) {
-        this.#flagsPool = parseFlagsPool({
-          clusterCIDR: ipam.clusterCIDR,
-          ...(ipam.nodeCIDRMaskSize !== undefined ? { nodeCIDRMaskSize: ipam.nodeCIDRMaskSize } : {}),
-          ...(ipam.nodeCIDRMaskSizeIPv4 !== undefined ? { nodeCIDRMaskSizeIPv4: ipam.nodeCIDRMaskSizeIPv4 } : {}),
-          ...(ipam.nodeCIDRMaskSizeIPv6 !== undefined ? { nodeCIDRMaskSizeIPv6: ipam.nodeCIDRMaskSizeIPv6 } : {}),
-        });
-      }
-      if (ipam.serviceClusterIPRange !== undefined) {
-        try {
-          parseCIDRList(ipam.serviceClusterIPRange);
-        } catch (err) {
-          throw new Error(`--service-cluster-ip-range: ${(err as Error).message}`, { cause: err });
-        }
-      }
-    } else if (ipam.allocateNodeCIDRs) {
+    // The sources are built per leadership term; the flags pool is validated now, with its flag's name.
+    this.#flagsPool = checked.flagsPool;
+    if (ipam.allocateNodeCIDRs && ipam.cidrAllocatorType === 'RangeAllocator') {
       this.#sources.push(new FlagsPoolSource({
         clusterCIDR: ipam.clusterCIDR as string,
         ...(ipam.nodeCIDRMaskSize !== undefined ? { nodeCIDRMaskSize: ipam.nodeCIDRMaskSize } : {}),
@@ -150,9 +137,8 @@ export class ControllerManager {
     }
     this.#deps = deps;
     this.#log = deps.logger ?? silentLogger;
-    const gates = parseFeatureGates(options.featureGates);
-    for (const w of featureGateWarnings(gates)) this.#log.warn({ featureGates: gates.toString() }, w);
-    this.#allowDualStack = gates.enabled('CloudDualStackNodeIPs');
+    for (const w of checked.gateWarnings) this.#log.warn({ featureGates: checked.gates.toString() }, w);
+    this.#allowDualStack = checked.gates.enabled('CloudDualStackNodeIPs');
     this.identity = deps.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
     this.registry = deps.registry ?? ((): Registry => {
       const r = new Registry();
@@ -228,15 +214,8 @@ export class ControllerManager {
    * starts; such errors name the flag ("--cloud-provider: …").
    */
   async loadProvider(): Promise<void> {
-    const cloudAllocator = this.#o.controllers.has('node-ipam') && this.#o.ipam.allocateNodeCIDRs && this.#o.ipam.cidrAllocatorType === 'CloudAllocator';
-    const needsCloud = this.#o.controllers.has('cloud-node') || this.#o.controllers.has('cloud-node-lifecycle') || cloudAllocator;
-    if (!needsCloud || this.#provider) return;
-    // Loaded on demand: the adapters pull in cloud SDKs that a given process may never need.
-    const { createProvider } = await import('../../providers/index.js');
-    this.#provider = this.#deps.provider ?? await createProvider(this.#o.cloudProvider as string, {
-      ...(this.#o.cloudConfig !== undefined ? { cloudConfig: this.#o.cloudConfig } : {}),
-      logger: this.#log.child({ provider: this.#o.cloudProvider }),
-    });
+    if (this.#provider) return;
+    this.#provider = this.#deps.provider ?? await loadCloudProvider(this.#o, this.#log);
   }
 
   /**

@@ -53,6 +53,10 @@ afterEach(async () => {
 describe('node-address-ccm run: a bad provider flag exits 2 before anything starts', () => {
   it.each([
     [['--cloud-provider', 'nope'], /--cloud-provider: unknown provider "nope"/],
+    // Named before any kubeconfig is read or any connection tried: the flag slip is what to fix.
+    [['--cloud-provider', 'nope', '--kubeconfig', '/nonexistent/kubeconfig'], /^error: --cloud-provider: unknown provider "nope" \(known: aws, fake, gce, kind, static\)\n$/],
+    [['--cloud-provider', 'fake', '--feature-gates', 'Nope=true', '--kubeconfig', '/nonexistent/kubeconfig'], /^error: --feature-gates: unrecognized feature gate "Nope"/],
+    [['--cloud-provider', 'static', '--cloud-config', '/nonexistent/cloud.yaml', '--kubeconfig', '/nonexistent/kubeconfig'], /^error: --cloud-config \/nonexistent\/cloud.yaml: cannot read: no such file\n$/],
     [['--cloud-provider', 'static'], /--cloud-config: required by --cloud-provider static/],
     [['--cloud-provider', 'static', '--cloud-config', '/nonexistent/cloud.yaml'], /^error: --cloud-config \/nonexistent\/cloud.yaml: cannot read: no such file\n$/],
     [['--cloud-provider', 'static', '--cloud-config', '/'], /^error: --cloud-config \/: cannot read: it is a directory, not a file\n$/],

@@ -6,6 +6,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../../log.js';
 import { HealthServer } from '../../serving/health.js';
 import { ControllerManager, type ManagerDeps } from '../../manager/manager.js';
+import { loadCloudProvider } from '../../manager/cloud-provider.js';
 import { HeapBudget, STEADY_GROWING_PERCENT } from '../../manager/heap-budget.js';
 import { realClock } from '../../kube/clock.js';
 import type { RunOptions } from '../../manager/options.js';
@@ -83,13 +84,28 @@ export async function startProcess(options: RunOptions, logger: Logger, deps: Ma
   let deadline: NodeJS.Timeout | undefined;
   let forceExit!: (code: number) => void;
   const forced = new Promise<number>((resolve) => (forceExit = resolve));
-  const manager: ControllerManager = buildManager(options, {
-    logger, ...deps,
-    onLeadershipLost: () => {
-      deps.onLeadershipLost?.();
-      stopWithin(LOST_EXIT_MS, 1, 'leader election lost');
-    },
-  });
+  // The provider before the kubeconfig: an unknown --cloud-provider or an unusable --cloud-config
+  // is a usage error (exit 2), named before a missing in-cluster config would be.
+  let provider = deps.provider;
+  try {
+    provider ??= await loadCloudProvider(options, logger);
+  } catch (err) {
+    if (err instanceof Error && err.message.startsWith('--')) throw new UsageError(err.message);
+    throw err;
+  }
+  let manager: ControllerManager;
+  try {
+    manager = buildManager(options, {
+      logger, ...deps, ...(provider ? { provider } : {}),
+      onLeadershipLost: () => {
+        deps.onLeadershipLost?.();
+        stopWithin(LOST_EXIT_MS, 1, 'leader election lost');
+      },
+    });
+  } catch (err) {
+    await provider?.close?.();
+    throw err;
+  }
   function stopWithin(ms: number, code: number, why: string): void {
     stoppingSince ??= Date.now();
     if (deadline) return;
@@ -97,14 +113,6 @@ export async function startProcess(options: RunOptions, logger: Logger, deps: Ma
       (code === 0 ? logger.warn : logger.error).call(logger, { why, waitedMs: ms, pending: manager.pending() }, `still stopping after ${ms} ms: exiting ${code} with work pending`);
       forceExit(code);
     }, ms);
-  }
-  try {
-    // An unknown --cloud-provider or an unusable --cloud-config is a usage error (exit 2).
-    await manager.loadProvider();
-  } catch (err) {
-    manager.client.close();
-    if (err instanceof Error && err.message.startsWith('--')) throw new UsageError(err.message);
-    throw err;
   }
   let serving: SecureServingConfig = { selfSigned: false };
   if (options.securePort !== 0) {

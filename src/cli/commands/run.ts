@@ -59,14 +59,27 @@ export function register(program: Command): void {
     .description('run the cloud node and node IPAM controllers (the external cloud-controller-manager)');
   addRunFlags(cmd).action(async (opts: RawRunFlags) => {
     const options = runOptionsFromCommand(opts);
-    const [{ createLogger }, { startProcess }] = await Promise.all([import('../../log.js'), import('./run-process.js')]);
+    // Every flag value is judged before the process loads its client, reads a kubeconfig or
+    // connects anywhere: a slip is named first, in one line.
+    const [{ createLogger }, { checkFlagValues }] = await Promise.all([import('../../log.js'), import('../../manager/flag-values.js')]);
     let logger: Logger;
     try {
+      checkFlagValues(options);
       logger = createLogger({ level: options.logLevel });
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    const proc = await startProcess(options, logger);
+    // The provider too (its --cloud-config read, its adapter loaded) before the Kubernetes client.
+    const { loadCloudProvider } = await import('../../manager/cloud-provider.js');
+    let provider;
+    try {
+      provider = await loadCloudProvider(options, logger);
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith('--')) throw new UsageError(err.message);
+      throw err;
+    }
+    const { startProcess } = await import('./run-process.js');
+    const proc = await startProcess(options, logger, provider ? { provider } : {});
     // Exits at once: a shutdown that gave up at its deadline may leave calls or timers behind.
     process.exit(await proc.done);
   });

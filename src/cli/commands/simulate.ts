@@ -29,8 +29,9 @@ export function register(program: Command): void {
     .option('--kubeconfig-out <file>', 'with --keep: write the kubeconfig here (default: in the sandbox\'s temporary folder, removed on exit)')
     .option('--log-level <level>', 'controller logs on stderr: fatal, error, warn, info, debug, trace or silent', 'silent')
     .action(async (flags: SimulateFlags) => {
-      // Imported when the command runs: --help loads no Kubernetes client.
-      const [{ createLogger }, { runSimulation }, { SIM_MAX_NODES }] = await Promise.all([import('../../log.js'), import('../../sim/cluster/run.js'), import('../../sim/cluster/scenario.js')]);
+      // Flags are judged first, with light modules only; the cluster and the Kubernetes client are
+      // imported once they pass (and --help loads neither).
+      const [{ createLogger }, { parseFeatureGates }, { SIM_MAX_NODES }] = await Promise.all([import('../../log.js'), import('../../featuregates/index.js'), import('../../sim/cluster/size.js')]);
       let nodes: number;
       let timeoutMs: number;
       let logger: Logger;
@@ -43,9 +44,11 @@ export function register(program: Command): void {
         timeoutMs = parseGoDuration('--timeout', flags.timeout);
         if (timeoutMs <= 0) throw new Error(`--timeout: must be positive, got "${flags.timeout}"`);
         logger = createLogger({ level: flags.logLevel, destination: process.stderr });
+        parseFeatureGates(flags.featureGates);
       } catch (err) {
         throw new UsageError((err as Error).message);
       }
+      const { runSimulation } = await import('../../sim/cluster/run.js');
       // The sandbox runs until Ctrl-C (or SIGTERM), then stops everything cleanly.
       const stop = new AbortController();
       let firstSignalAt = 0;

@@ -2,15 +2,11 @@
 // every KEP-3705 case, and a static cloud holding the KEP's example addresses (1.2.3.4, 5.6.7.8,
 // abcd::1234, abcd::5678), varied per node so every node is distinct. Pure: no I/O.
 import { stringify as toYAML } from 'yaml';
+import { SIM_MAX_NODES } from './size.js';
+export { SIM_CLUSTER_CIDR, SIM_SERVICE_CIDR, SIM_MAX_NODES } from './size.js';
 import type { NodeAddress } from '../../model/node-address.js';
 import { PROVIDED_NODE_IP_ANNOTATION, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../../model/node.js';
 
-// Room for SIM_MAX_NODES: 16,384 /24 blocks, minus the Service range that lies inside (excluded),
-// and 65,536 /64 blocks.
-export const SIM_CLUSTER_CIDR = '10.64.0.0/10,fd00:10:244::/48';
-export const SIM_SERVICE_CIDR = '10.96.0.0/16,fd00:10:96::/112';
-/** Every node gets pod CIDRs up to this size (the IPv4 side of the cluster CIDR is the limit). */
-export const SIM_MAX_NODES = 16_000;
 export const SIM_ZONES = ['sim-zone-a', 'sim-zone-b', 'sim-zone-c'];
 export const SIM_REGION = 'sim-region-1';
 

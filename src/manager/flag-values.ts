@@ -1,0 +1,51 @@
+// The flag values only the libraries can judge (feature gates, CIDRs, the provider's name and its
+// --cloud-config), checked before anything connects or loads a cloud SDK: a slip in a flag is
+// named at once, not after the kubeconfig, the Kubernetes client or an adapter has loaded.
+import { checkProviderFlags } from '../../providers/registry.js';
+import { featureGateWarnings, parseFeatureGates, type FeatureGates } from '../featuregates/index.js';
+import { parseCIDRList } from '../ipam/cidr.js';
+import { parseFlagsPool, type FlagsPool } from '../ipam/flags.js';
+import type { RunOptions } from './options.js';
+
+/** What the checks found that the manager uses. */
+export interface CheckedFlagValues {
+  gates: FeatureGates;
+  /** Warnings about gates (deprecated, locked), to log once a logger exists. */
+  gateWarnings: string[];
+  /** The --cluster-cidr pool, validated (MultiCIDRRangeAllocator and CloudAllocator). */
+  flagsPool?: FlagsPool;
+}
+
+/** Whether any controller that runs asks the cloud (and so needs --cloud-provider). */
+export function needsCloudProvider(o: RunOptions): boolean {
+  const cloudAllocator = o.controllers.has('node-ipam') && o.ipam.allocateNodeCIDRs && o.ipam.cidrAllocatorType === 'CloudAllocator';
+  return o.controllers.has('cloud-node') || o.controllers.has('cloud-node-lifecycle') || cloudAllocator;
+}
+
+/** Throws an error naming the flag ("--cluster-cidr: …") for the first value the libraries refuse. */
+export function checkFlagValues(o: RunOptions): CheckedFlagValues {
+  const gates = parseFeatureGates(o.featureGates);
+  const checked: CheckedFlagValues = { gates, gateWarnings: featureGateWarnings(gates) };
+  const ipam = o.ipam;
+  if (ipam.allocateNodeCIDRs && ipam.clusterCIDR !== undefined) {
+    checked.flagsPool = parseFlagsPool({
+      clusterCIDR: ipam.clusterCIDR,
+      ...(ipam.nodeCIDRMaskSize !== undefined ? { nodeCIDRMaskSize: ipam.nodeCIDRMaskSize } : {}),
+      ...(ipam.nodeCIDRMaskSizeIPv4 !== undefined ? { nodeCIDRMaskSizeIPv4: ipam.nodeCIDRMaskSizeIPv4 } : {}),
+      ...(ipam.nodeCIDRMaskSizeIPv6 !== undefined ? { nodeCIDRMaskSizeIPv6: ipam.nodeCIDRMaskSizeIPv6 } : {}),
+    });
+  }
+  if (ipam.allocateNodeCIDRs && ipam.serviceClusterIPRange !== undefined) {
+    let ranges;
+    try {
+      ranges = parseCIDRList(ipam.serviceClusterIPRange);
+    } catch (err) {
+      throw new Error(`--service-cluster-ip-range: ${(err as Error).message}`, { cause: err });
+    }
+    if (ipam.cidrAllocatorType === 'RangeAllocator' && (ranges.length === 0 || ranges.length > 2)) {
+      throw new Error(`--service-cluster-ip-range: one CIDR or a dual-stack pair, got "${ipam.serviceClusterIPRange}"`);
+    }
+  }
+  if (needsCloudProvider(o)) checkProviderFlags(o.cloudProvider as string, o.cloudConfig !== undefined ? { cloudConfig: o.cloudConfig } : {});
+  return checked;
+}
