@@ -125,7 +125,7 @@ interface NodeRecord {
 
 /**
  * A node's placement list, shared when every pod CIDR is in the same pool (nearly every node):
- * 100,000 nodes then hold a handful of frozen lists instead of 100,000 (about 60 B each).
+ * 100,000 nodes then hold a handful of frozen lists instead of one list each.
  */
 function placements(pools: readonly (PoolState | undefined)[]): readonly (PoolState | undefined)[] {
   const p = pools[0];
@@ -269,7 +269,7 @@ export class PodCIDRAllocator {
    */
   occupyNode(nodeName: string, podCIDRs: readonly string[]): OccupyResult {
     if (podCIDRs.length === 0) return { ok: false, reason: 'invalid-cidr', podCIDR: '', message: `node "${nodeName}": spec.podCIDRs is empty: nothing to restore`, recorded: [] };
-    // Sized up front: a list grown by push keeps room for 17 (about 150 B per node recorded).
+    // Sized up front: a list grown by push keeps room for 17, and every recorded node keeps its list.
     const parsed = new Array<CIDR>(podCIDRs.length);
     for (const [i, t] of podCIDRs.entries()) {
       try {

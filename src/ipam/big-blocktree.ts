@@ -1,75 +1,11 @@
-// BigBlockTree: the BlockTree (blocktree.ts) over bigint offsets, for ranges whose addresses or
-// node blocks do not fit in 2^52 (e.g. KEP-2593's fd12:3456:789a:1::/64 with perNodeHostBits 6:
-// 2^58 blocks). Same shape: a sparse 32-ary tree where a child entirely used or entirely free is
-// one bit, so memory follows the number of used/free boundaries, never the size of the range.
-// Child indexes stay small numbers; only offsets are bigint. Slower than BlockTree, so CIDRSet
-// uses it only for such ranges.
-
-const FANOUT_BITS = 5;
-
-class TNode {
-  /** Bit i: child i is entirely used. */
-  full = 0;
-  /** Bit i: child i has at least one used unit (full ⊆ any). */
-  any = 0;
-  /** Partially used children, packed in bit order. */
-  kids: TNode[] | undefined;
-}
-
-function popcnt(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
-
-function kidPos(n: TNode, idx: number): number {
-  return popcnt(n.any & ~n.full & ((1 << idx) - 1));
-}
-
-function getKid(n: TNode, idx: number): TNode {
-  return n.kids![kidPos(n, idx)];
-}
-
-function insertKid(n: TNode, idx: number, kid: TNode): void {
-  (n.kids ??= []).splice(kidPos(n, idx), 0, kid);
-}
-
-function removeKid(n: TNode, idx: number): void {
-  n.kids!.splice(kidPos(n, idx), 1);
-  if (n.kids!.length === 0) n.kids = undefined;
-}
-
-function dropKidsIn(n: TNode, m: number): void {
-  const partial = n.any & ~n.full;
-  if ((partial & m) === 0) return;
-  const keep: TNode[] = [];
-  let k = 0;
-  for (let b = partial; b !== 0; b &= b - 1) {
-    if (((b & -b) & m) === 0) keep.push(n.kids![k]);
-    k++;
-  }
-  n.kids = keep.length > 0 ? keep : undefined;
-}
-
-function bitsFrom(i: number): number {
-  return i >= 32 ? 0 : -1 << i;
-}
-
-function run(c: number, i: number): number {
-  return c >= 32 ? -1 : ((1 << c) - 1) << i;
-}
-
-function lowestBit(x: number): number {
-  return 31 - Math.clz32(x & -x);
-}
-
-const ALIGNED: Record<number, number> = { 1: -1, 2: 0x55555555, 4: 0x11111111, 8: 0x01010101, 16: 0x00010001, 32: 1 };
-
-function freeGroups(any: number, c: number): number {
-  let f = ~any;
-  for (let s = 1; s < c; s <<= 1) f &= f >>> s;
-  return f & ALIGNED[c];
-}
+// BigBlockTree: BlockTree (blocktree.ts) with bigint offsets, over the same nodes
+// (blocktree-node.ts), for ranges whose addresses or node blocks do not fit in 2^52 (e.g.
+// KEP-2593's fd12:3456:789a:1::/64 with perNodeHostBits 6: 2^58 blocks). Only the offset
+// arithmetic is here; child indexes stay small numbers. It is slower than BlockTree (see
+// blocktree.ts), so CIDRSet uses it only for such ranges.
+import {
+  TNode, treeLevels, getKid, run, lowestBit, freeGroups, nextNotFull, touchedGroups, fill, empty, newKid, splitKid, fold,
+} from './blocktree-node.js';
 
 /** Rounds a non-negative a up to a multiple of m. */
 function ceilTo(a: bigint, m: bigint): bigint {
@@ -81,11 +17,11 @@ export class BigBlockTree {
   readonly limit: bigint;
   private readonly height: number;
   private readonly root = new TNode();
-  private readonly unit: bigint[] = [];
+  private readonly unit: bigint[];
   /** log2 of unit[l], for shifts instead of bigint division on the way down. */
-  private readonly shift: bigint[] = [];
-  private readonly fanout: number[] = [];
-  private readonly fullMask: number[] = [];
+  private readonly shift: bigint[];
+  private readonly fanout: number[];
+  private readonly fullMask: number[];
 
   // Fast path for runs of same-size allocations (as in BlockTree): the node the last mark set bits in.
   private hint: TNode | undefined;
@@ -94,19 +30,13 @@ export class BigBlockTree {
 
   /** `alignBits`: log2 of the usual block size in units; such a block is exactly one child bit. */
   constructor(unitBits: number, alignBits = 0) {
-    if (!Number.isInteger(unitBits) || unitBits < 0 || unitBits > 128) throw new RangeError(`unitBits ${unitBits} out of 0..128`);
+    const t = treeLevels(unitBits, alignBits, 128);
     this.unitBits = unitBits;
     this.limit = 1n << BigInt(unitBits);
-    let below = 0;
-    const first = alignBits % FANOUT_BITS;
-    for (let l = 0; l === 0 || below < unitBits; l++) {
-      const fb = l === 0 && first !== 0 ? first : FANOUT_BITS;
-      this.unit.push(1n << BigInt(below));
-      this.shift.push(BigInt(below));
-      this.fanout.push(1 << fb);
-      this.fullMask.push(fb === FANOUT_BITS ? -1 : (1 << (1 << fb)) - 1);
-      below += fb;
-    }
+    this.shift = t.below.map(BigInt);
+    this.unit = this.shift.map((b) => 1n << b);
+    this.fanout = t.fanout;
+    this.fullMask = t.fullMask;
     this.height = this.unit.length;
   }
 
@@ -118,11 +48,7 @@ export class BigBlockTree {
       const cs = this.unit[level];
       const rel = start - this.hintStart;
       if (size >= cs && rel >= 0n && rel + size <= cs * BigInt(this.fanout[level])) {
-        const m = run(Number(size / cs), Number(rel >> this.shift[level]));
-        if ((h.full & m) === m) return false;
-        dropKidsIn(h, m);
-        h.full |= m;
-        h.any |= m;
+        if (!fill(h, run(Number(size / cs), Number(rel >> this.shift[level])))) return false;
         if (h.full === this.fullMask[level]) {
           // The node filled up: walk down from the root so the ancestors fold it into a bit.
           this.hint = undefined;
@@ -140,30 +66,16 @@ export class BigBlockTree {
     const cs = this.unit[level];
     const idx = Number((start - nodeStart) >> this.shift[level]);
     if (size >= cs) {
-      const m = run(Number(size / cs), idx);
       this.hint = node;
       this.hintLevel = level;
       this.hintStart = nodeStart;
-      if ((node.full & m) === m) return false;
-      dropKidsIn(node, m);
-      node.full |= m;
-      node.any |= m;
-      return true;
+      return fill(node, run(Number(size / cs), idx));
     }
     const bit = 1 << idx;
     if (node.full & bit) return false;
-    let kid: TNode;
-    if (node.any & bit) kid = getKid(node, idx);
-    else {
-      kid = new TNode();
-      insertKid(node, idx, kid);
-      node.any |= bit;
-    }
+    const kid = node.any & bit ? getKid(node, idx) : newKid(node, idx);
     const changed = this.markIn(kid, level - 1, nodeStart + (BigInt(idx) << this.shift[level]), start, size);
-    if (kid.full === this.fullMask[level - 1]) {
-      removeKid(node, idx);
-      node.full |= bit;
-    }
+    fold(node, idx, kid, this.fullMask[level - 1]);
     return changed;
   }
 
@@ -176,32 +88,12 @@ export class BigBlockTree {
   private clearIn(node: TNode, level: number, nodeStart: bigint, start: bigint, size: bigint): boolean {
     const cs = this.unit[level];
     const idx = Number((start - nodeStart) >> this.shift[level]);
-    if (size >= cs) {
-      const m = run(Number(size / cs), idx);
-      if ((node.any & m) === 0) return false;
-      dropKidsIn(node, m);
-      node.full &= ~m;
-      node.any &= ~m;
-      return true;
-    }
+    if (size >= cs) return empty(node, run(Number(size / cs), idx));
     const bit = 1 << idx;
     if (!(node.any & bit)) return false;
-    let kid: TNode;
-    if (node.full & bit) {
-      kid = new TNode();
-      kid.full = this.fullMask[level - 1];
-      kid.any = kid.full;
-      insertKid(node, idx, kid);
-      node.full &= ~bit;
-    } else kid = getKid(node, idx);
+    const kid = node.full & bit ? splitKid(node, idx, this.fullMask[level - 1]) : getKid(node, idx);
     const changed = this.clearIn(kid, level - 1, nodeStart + (BigInt(idx) << this.shift[level]), start, size);
-    if (kid.any === 0) {
-      removeKid(node, idx);
-      node.any &= ~bit;
-    } else if (kid.full === this.fullMask[level - 1]) {
-      removeKid(node, idx);
-      node.full |= bit;
-    }
+    fold(node, idx, kid, this.fullMask[level - 1]);
     return changed;
   }
 
@@ -250,43 +142,32 @@ export class BigBlockTree {
       const hs = this.hintStart;
       const span = cs * BigInt(this.fanout[level]);
       if (size >= cs && size <= span && from >= hs && from < hs + span) {
-        const c = Number(size / cs);
-        const first = Number(ceilTo(from - hs, size) >> this.shift[level]);
-        const g = freeGroups(h.any, c) & this.fullMask[level] & bitsFrom(first);
+        const g = freeGroups(h, Number(size / cs), this.fullMask[level], Number(ceilTo(from - hs, size) >> this.shift[level]));
         if (g !== 0) {
           const s = hs + (BigInt(lowestBit(g)) << this.shift[level]);
           if (s + size <= this.limit) return s;
         }
       }
     }
-    const s = this.findIn(this.root, this.height - 1, 0n, from, size);
+    const s = this.findIn(this.root, this.height - 1, 0n, ceilTo(from, size), size);
     return s >= 0n && s + size <= this.limit ? s : -1n;
   }
 
+  /** `from` is aligned to size. */
   private findIn(node: TNode, level: number, nodeStart: bigint, from: bigint, size: bigint): bigint {
     const cs = this.unit[level];
+    const mask = this.fullMask[level];
+    const first = from <= nodeStart ? 0 : Number((from - nodeStart) >> this.shift[level]);
     if (size >= cs) {
-      const c = Number(size / cs);
-      const first = from <= nodeStart ? 0 : Number(ceilTo(from - nodeStart, size) / cs);
-      if (first >= this.fanout[level]) return -1n;
-      const g = freeGroups(node.any, c) & this.fullMask[level] & bitsFrom(first);
-      return g === 0 ? -1n : nodeStart + BigInt(lowestBit(g)) * cs;
+      const g = freeGroups(node, Number(size / cs), mask, first);
+      return g === 0 ? -1n : nodeStart + (BigInt(lowestBit(g)) << this.shift[level]);
     }
-    let idx = from <= nodeStart ? 0 : Number((from - nodeStart) >> this.shift[level]);
-    const fan = this.fanout[level];
-    while (idx < fan) {
-      const cand = ~node.full & bitsFrom(idx) & this.fullMask[level];
-      if (cand === 0) return -1n;
-      idx = lowestBit(cand);
+    for (let idx = nextNotFull(node, first, mask); idx >= 0; idx = nextNotFull(node, idx + 1, mask)) {
       const childStart = nodeStart + (BigInt(idx) << this.shift[level]);
-      if (!(node.any & (1 << idx))) {
-        const s = from <= childStart ? childStart : ceilTo(from, size);
-        if (s + size <= childStart + cs) return s;
-      } else {
-        const s = this.findIn(getKid(node, idx), level - 1, childStart, from, size);
-        if (s >= 0n) return s;
-      }
-      idx++;
+      // A free child holds the first aligned start at or after `from` in it.
+      if (!(node.any & (1 << idx))) return from <= childStart ? childStart : from;
+      const s = this.findIn(getKid(node, idx), level - 1, childStart, from, size);
+      if (s >= 0n) return s;
     }
     return -1n;
   }
@@ -302,12 +183,7 @@ export class BigBlockTree {
     const first = lo <= nodeStart ? 0 : Number((lo - nodeStart) >> this.shift[level]);
     const lastB = (hi - 1n - nodeStart) >> this.shift[level];
     const last = lastB >= BigInt(this.fanout[level] - 1) ? this.fanout[level] - 1 : Number(lastB);
-    if (cs <= bs) {
-      const c = Number(bs / cs);
-      let n = 0n;
-      for (let k = first - (first % c); k <= last; k += c) if (node.any & run(c, k)) n++;
-      return n;
-    }
+    if (cs <= bs) return BigInt(touchedGroups(node, first, last, Number(bs / cs)));
     let n = 0n;
     for (let k = first; k <= last; k++) {
       const bit = 1 << k;

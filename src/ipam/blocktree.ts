@@ -1,82 +1,14 @@
-// A sparse 32-ary tree (the lowest level may be narrower) of "used" units over [0, 2^unitBits), unitBits ≤ 52 so every offset is
-// an exact JS number. Every operation takes an aligned power-of-two region (a CIDR is one), so a
-// region either fills whole children of one node or lies inside a single child. Children that
-// are entirely used or entirely free are one bit each, not objects: memory grows with the number
-// of boundaries between used and free space, not with the range or the allocation count.
-
-const FANOUT_BITS = 5;
-
-class TNode {
-  /** Bit i: child i is entirely used. */
-  full = 0;
-  /** Bit i: child i has at least one used unit (full ⊆ any). */
-  any = 0;
-  /**
-   * Partially used children (the bits of any & ~full), packed in bit order: a fragmented tree
-   * pays only for the children that exist, not for 32 slots per node.
-   */
-  kids: TNode[] | undefined;
-}
-
-function popcnt(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
-
-/** Position of child idx in the packed kids array (counts partial children below it). */
-function kidPos(n: TNode, idx: number): number {
-  return popcnt(n.any & ~n.full & ((1 << idx) - 1));
-}
-
-function getKid(n: TNode, idx: number): TNode {
-  return n.kids![kidPos(n, idx)];
-}
-
-function insertKid(n: TNode, idx: number, kid: TNode): void {
-  (n.kids ??= []).splice(kidPos(n, idx), 0, kid);
-}
-
-function removeKid(n: TNode, idx: number): void {
-  n.kids!.splice(kidPos(n, idx), 1);
-  if (n.kids!.length === 0) n.kids = undefined;
-}
-
-/** Drops the partial children under mask m (before their bits become all-full or all-free). */
-function dropKidsIn(n: TNode, m: number): void {
-  const partial = n.any & ~n.full;
-  if ((partial & m) === 0) return;
-  const keep: TNode[] = [];
-  let k = 0;
-  for (let b = partial; b !== 0; b &= b - 1) {
-    if (((b & -b) & m) === 0) keep.push(n.kids![k]);
-    k++;
-  }
-  n.kids = keep.length > 0 ? keep : undefined;
-}
-
-function bitsFrom(i: number): number {
-  return i >= 32 ? 0 : -1 << i;
-}
-
-/** c consecutive bits starting at bit i (c a power of two ≤ 32). */
-function run(c: number, i: number): number {
-  return c >= 32 ? -1 : ((1 << c) - 1) << i;
-}
-
-function lowestBit(x: number): number {
-  return 31 - Math.clz32(x & -x);
-}
-
-/** Bits set at positions aligned to c (c a power of two). */
-const ALIGNED: Record<number, number> = { 1: -1, 2: 0x55555555, 4: 0x11111111, 8: 0x01010101, 16: 0x00010001, 32: 1 };
-
-/** Bit i set when children i..i+c-1 are all clear in `any` and i is aligned to c. */
-function freeGroups(any: number, c: number): number {
-  let f = ~any;
-  for (let s = 1; s < c; s <<= 1) f &= f >>> s;
-  return f & ALIGNED[c];
-}
+// BlockTree: which units of [0, 2^unitBits) are used, in the sparse 32-ary tree of
+// blocktree-node.ts. Every operation takes an aligned power-of-two region (a CIDR is one), so a
+// region either fills whole children of one node or lies inside a single child.
+//
+// Why there are two trees over the one node: offsets here are numbers (unitBits ≤ 52, so every
+// offset is exact), and number arithmetic is much faster than bigint on the hot path of every
+// allocation. BigBlockTree (big-blocktree.ts) repeats only this offset arithmetic in bigint, for
+// the ranges whose offsets exceed 2^52.
+import {
+  TNode, treeLevels, getKid, run, lowestBit, freeGroups, nextNotFull, touchedGroups, fill, empty, newKid, splitKid, fold,
+} from './blocktree-node.js';
 
 export class BlockTree {
   readonly unitBits: number;
@@ -84,33 +16,24 @@ export class BlockTree {
   private readonly height: number;
   private readonly root = new TNode();
   /** unit[l]: units covered by one child of a level-l node. */
-  private readonly unit: number[] = [];
+  private readonly unit: number[];
   /** fanout[l]: children of a level-l node (≤ 32); fullMask[l]: all of them set. */
-  private readonly fanout: number[] = [];
-  private readonly fullMask: number[] = [];
+  private readonly fanout: number[];
+  private readonly fullMask: number[];
 
   // Fast path for runs of same-size allocations: the node whose bits the last allocation set.
   private hint: TNode | undefined;
   private hintLevel = 0;
   private hintStart = 0;
 
-  /**
-   * `alignBits`: log2 of the usual block size in units. Level boundaries are placed so such a
-   * block is exactly one child bit, and 32 consecutive blocks share one node.
-   */
+  /** `alignBits`: log2 of the usual block size in units; such a block is exactly one child bit. */
   constructor(unitBits: number, alignBits = 0) {
-    if (!Number.isInteger(unitBits) || unitBits < 0 || unitBits > 52) throw new RangeError(`unitBits ${unitBits} out of 0..52`);
+    const t = treeLevels(unitBits, alignBits, 52);
     this.unitBits = unitBits;
     this.limit = 2 ** unitBits;
-    let below = 0;
-    const first = alignBits % FANOUT_BITS;
-    for (let l = 0; l === 0 || below < unitBits; l++) {
-      const fb = l === 0 && first !== 0 ? first : FANOUT_BITS;
-      this.unit.push(2 ** below);
-      this.fanout.push(1 << fb);
-      this.fullMask.push(fb === FANOUT_BITS ? -1 : (1 << (1 << fb)) - 1);
-      below += fb;
-    }
+    this.unit = t.below.map((b) => 2 ** b);
+    this.fanout = t.fanout;
+    this.fullMask = t.fullMask;
     this.height = this.unit.length;
   }
 
@@ -122,12 +45,7 @@ export class BlockTree {
       const cs = this.unit[level];
       const idx = (start - this.hintStart) / cs;
       if (size >= cs && idx >= 0 && idx + size / cs <= this.fanout[level]) {
-        const c = size / cs;
-        const m = run(c, idx);
-        if ((h.full & m) === m) return false;
-        dropKidsIn(h, m);
-        h.full |= m;
-        h.any |= m;
+        if (!fill(h, run(size / cs, idx))) return false;
         if (h.full === this.fullMask[level]) {
           // The node filled up: walk down from the root so the ancestors fold it into a bit.
           this.hint = undefined;
@@ -143,35 +61,18 @@ export class BlockTree {
 
   private markIn(node: TNode, level: number, nodeStart: number, start: number, size: number): boolean {
     const cs = this.unit[level];
-    const i = (start - nodeStart) / cs;
+    const idx = Math.floor((start - nodeStart) / cs);
     if (size >= cs) {
-      const idx = Math.floor(i);
-      const m = run(size / cs, idx);
       this.hint = node;
       this.hintLevel = level;
       this.hintStart = nodeStart;
-      if ((node.full & m) === m) return false;
-      dropKidsIn(node, m);
-      node.full |= m;
-      node.any |= m;
-      return true;
+      return fill(node, run(size / cs, idx));
     }
-    const idx = Math.floor(i);
     const bit = 1 << idx;
     if (node.full & bit) return false;
-    let kid: TNode | undefined;
-    if (node.any & bit) {
-      kid = getKid(node, idx);
-    } else {
-      kid = new TNode();
-      insertKid(node, idx, kid);
-      node.any |= bit;
-    }
+    const kid = node.any & bit ? getKid(node, idx) : newKid(node, idx);
     const changed = this.markIn(kid, level - 1, nodeStart + idx * cs, start, size);
-    if (kid.full === this.fullMask[level - 1]) {
-      removeKid(node, idx);
-      node.full |= bit;
-    }
+    fold(node, idx, kid, this.fullMask[level - 1]);
     return changed;
   }
 
@@ -184,41 +85,18 @@ export class BlockTree {
   private clearIn(node: TNode, level: number, nodeStart: number, start: number, size: number): boolean {
     const cs = this.unit[level];
     const idx = Math.floor((start - nodeStart) / cs);
-    if (size >= cs) {
-      const m = run(size / cs, idx);
-      if ((node.any & m) === 0) return false;
-      dropKidsIn(node, m);
-      node.full &= ~m;
-      node.any &= ~m;
-      return true;
-    }
+    if (size >= cs) return empty(node, run(size / cs, idx));
     const bit = 1 << idx;
     if (!(node.any & bit)) return false;
-    let kid: TNode;
-    if (node.full & bit) {
-      // Split a full child so part of it can be freed.
-      kid = new TNode();
-      kid.full = this.fullMask[level - 1];
-      kid.any = kid.full;
-      insertKid(node, idx, kid);
-      node.full &= ~bit;
-    } else {
-      kid = getKid(node, idx);
-    }
+    const kid = node.full & bit ? splitKid(node, idx, this.fullMask[level - 1]) : getKid(node, idx);
     const changed = this.clearIn(kid, level - 1, nodeStart + idx * cs, start, size);
-    if (kid.any === 0) {
-      removeKid(node, idx);
-      node.any &= ~bit;
-    } else if (kid.full === this.fullMask[level - 1]) {
-      removeKid(node, idx);
-      node.full |= bit;
-    }
+    fold(node, idx, kid, this.fullMask[level - 1]);
     return changed;
   }
 
   /** Counts used units in [start, start+size) (an aligned region). */
   usedIn(start: number, size: number): number {
-    let node: TNode | undefined = this.root;
+    let node = this.root;
     let nodeStart = 0;
     for (let level = this.height - 1; ; level--) {
       const cs = this.unit[level];
@@ -296,45 +174,33 @@ export class BlockTree {
       const c = size / cs;
       const hs = this.hintStart;
       if (c >= 1 && c <= this.fanout[level] && from >= hs && from < hs + this.fanout[level] * cs) {
-        const first = Math.ceil((from - hs) / size) * c;
-        const g = freeGroups(h.any, c) & this.fullMask[level] & bitsFrom(first);
+        const g = freeGroups(h, c, this.fullMask[level], Math.ceil((from - hs) / size) * c);
         if (g !== 0) {
           const s = hs + lowestBit(g) * cs;
           if (s + size <= this.limit) return s;
         }
       }
     }
-    const s = this.findIn(this.root, this.height - 1, 0, from, size);
+    // Rounded up only here, off the hint's path, which nearly every allocation takes.
+    const s = this.findIn(this.root, this.height - 1, 0, Math.ceil(from / size) * size, size);
     return s >= 0 && s + size <= this.limit ? s : -1;
   }
 
+  /** `from` is aligned to size. */
   private findIn(node: TNode, level: number, nodeStart: number, from: number, size: number): number {
     const cs = this.unit[level];
+    const mask = this.fullMask[level];
+    const first = from <= nodeStart ? 0 : Math.floor((from - nodeStart) / cs);
     if (size >= cs) {
-      const c = size / cs;
-      const span = c * cs;
-      const first = from <= nodeStart ? 0 : Math.ceil((from - nodeStart) / span) * c;
-      if (first >= this.fanout[level]) return -1;
-      const g = freeGroups(node.any, c) & this.fullMask[level] & bitsFrom(first);
+      const g = freeGroups(node, size / cs, mask, first);
       return g === 0 ? -1 : nodeStart + lowestBit(g) * cs;
     }
-    let idx = from <= nodeStart ? 0 : Math.floor((from - nodeStart) / cs);
-    const fan = this.fanout[level];
-    while (idx < fan) {
-      const cand = ~node.full & bitsFrom(idx) & this.fullMask[level];
-      if (cand === 0) return -1;
-      idx = lowestBit(cand);
+    for (let idx = nextNotFull(node, first, mask); idx >= 0; idx = nextNotFull(node, idx + 1, mask)) {
       const childStart = nodeStart + idx * cs;
-      const bit = 1 << idx;
-      if (!(node.any & bit)) {
-        // A free child: the first aligned start at or after `from` inside it.
-        const s = from <= childStart ? childStart : Math.ceil(from / size) * size;
-        if (s + size <= childStart + cs) return s;
-      } else {
-        const s = this.findIn(getKid(node, idx), level - 1, childStart, from, size);
-        if (s >= 0) return s;
-      }
-      idx++;
+      // A free child holds the first aligned start at or after `from` in it.
+      if (!(node.any & (1 << idx))) return from <= childStart ? childStart : from;
+      const s = this.findIn(getKid(node, idx), level - 1, childStart, from, size);
+      if (s >= 0) return s;
     }
     return -1;
   }
@@ -366,13 +232,8 @@ export class BlockTree {
     const cs = this.unit[level];
     const first = Math.max(0, Math.floor((lo - nodeStart) / cs));
     const last = Math.min(this.fanout[level] - 1, Math.floor((hi - 1 - nodeStart) / cs));
-    if (cs <= bs) {
-      // Each block spans c whole children: count groups with any bit set, within [lo, hi).
-      const c = bs / cs;
-      let n = 0;
-      for (let k = first - (first % c); k <= last; k += c) if (node.any & run(c, k)) n++;
-      return n;
-    }
+    // Each block spans whole children: count the groups with a used unit.
+    if (cs <= bs) return touchedGroups(node, first, last, bs / cs);
     let n = 0;
     for (let k = first; k <= last; k++) {
       const bit = 1 << k;

@@ -271,8 +271,8 @@ export class KubeClient {
    * The server URL, auth headers and agent for the next request. Credentials are read again at
    * most every CONNECTION_TTL_MS (token files rotate, exec credentials expire; client-go re-reads a
    * token file once a minute), and at once after a 401: client-node's applyToHTTPSOptions builds a
-   * new agent and reads the credentials on every call, which a burst of 20,000 writes paid 20,000
-   * times. Concurrent requests share one reading.
+   * new agent and reads the credentials on every call, which a burst of writes would pay for each
+   * write. Concurrent requests share one reading.
    */
   #connection(): Promise<Connection> {
     const cached = this.#shared.connection;
@@ -385,8 +385,8 @@ export class KubeClient {
       if (err.code !== 429 || attempt >= this.#throttledRetries) throw err;
       await sleep(Math.min((err.retryAfterSeconds ?? 1) * 1000, MAX_RETRY_AFTER_MS), req.signal);
     }
-    // No trim() of the whole body: it copies it (7 MB for a LIST page of large Nodes, and more
-    // time than parsing it). JSON.parse skips surrounding whitespace itself.
+    // No trim() of the whole body: it would copy it (a whole LIST page) for nothing, since
+    // JSON.parse skips surrounding whitespace itself.
     req.onBodyLength?.(text.length);
     if (text.length <= 64 && text.trim() === '') return undefined as T;
     try {

@@ -1,20 +1,18 @@
 // --optimize-for-memory: a full garbage collection whenever the heap has grown a fixed budget past
 // what was live after the last one. V8 left alone lets the heap grow to several times the live
-// data while a paginated LIST of large Nodes streams through (100,000 realistic Nodes: about
-// 700 MiB RSS for 180 MiB live); V8's own --optimize-for-size holds it down but triples the
-// LIST's time. A budget bounds the garbage instead: at 32 MiB (the run command's) the same LIST
-// takes about the time it takes with V8's defaults, at well under half the peak RSS; 16 MiB was
-// slower and no smaller (docs/benchmarks.md).
+// data while a paginated LIST of large Nodes streams through, and its --optimize-for-size holds
+// the heap down only by making the LIST much slower; a budget bounds the garbage at about the
+// speed of V8's defaults. The figures behind the 32 MiB the run command uses are in
+// docs/benchmarks.md ("The heap budget").
 //
 // Once the caches are filled, ordinary collections go back to V8 (steady()): it is told to start
-// one when the old generation is STEADY_GROWING_PERCENT past what was live, and V8's own
-// collections mark on another thread. The budget's blocking ones took a tenth of the main thread
-// while 10,000 nodes joined (eight of 230 ms in 18 s). The budget stays as the backstop, wider
-// (steadyBudgetBytes): V8's collections leave more behind than a full one does, so at 32 MiB it
-// still collected every 2–3 s, each time on top of V8's marking in progress (which gc() first
-// finishes, then collects again). Not during the first LIST: V8 marking nearly all
-// through it at that factor made the LIST 70% slower. Pure: the heap reading, the collection,
-// V8's setting and the clock are passed in.
+// one when the old generation is STEADY_GROWING_PERCENT past what was live, because V8's own
+// collections mark on another thread while the budget's block the main thread. The budget stays as
+// the backstop, wider (steadyBudgetBytes): V8's collections leave more behind than a full one
+// does, so a backstop as narrow as the first budget would keep collecting on top of V8's marking
+// in progress (which gc() first finishes, then collects again). Not during the first LIST: V8
+// marking nearly all through it at that factor slows the LIST. Pure: the heap reading, the
+// collection, V8's setting and the clock are passed in.
 import type { Clock, ClockTimer } from '../kube/clock.js';
 
 export interface HeapBudgetOptions {

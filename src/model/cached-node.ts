@@ -19,10 +19,9 @@ const SPEC_KEYS = ['providerID', 'podCIDR', 'podCIDRs', 'taints'] as const;
 const NO_TAINTS: Taint[] = Object.freeze([]) as unknown as Taint[];
 
 // The cached node and its metadata are built by constructors, not by adding keys to `{}` one at a
-// time: V8 then keeps every field inside the object (an object literal that grows past four keys
-// moves them to a separate property array, about 60 B more per object). Fields are declared, not
-// defined, so an absent field stays absent, as in the JSON. Plain data all the same: JSON,
-// spreading and structuredClone see the same keys a literal would have.
+// time, because that keeps every cached Node smaller (docs/benchmarks.md: "Why the cached Node is
+// built the way it is"). Fields are declared, not defined, so an absent field stays absent, as in
+// the JSON: the objects are plain data all the same.
 
 /** A cached Node's metadata: the fields some controller reads (labels and annotations set apart). */
 class CachedMetadata {

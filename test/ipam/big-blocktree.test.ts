@@ -1,16 +1,12 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { BigBlockTree } from '../../src/ipam/big-blocktree.js';
+import { UnitModel, treeCases } from './blocktree-model.js';
 
 // The bigint tree against a plain array of booleans over a window of 2^12 units at `base` inside
 // a tree of `bits` unit bits (2^12 itself, or far larger: the tree must not care).
 const W = 12;
 const N = 2 ** W;
-
-const region = fc.tuple(fc.integer({ min: 0, max: W }), fc.integer({ min: 0, max: N - 1 })).map(([k, at]) => {
-  const size = 2 ** k;
-  return { start: Math.floor(at / size) * size, size };
-});
 
 describe('BigBlockTree', () => {
   it.each([
@@ -21,35 +17,21 @@ describe('BigBlockTree', () => {
     [100, 7, (1n << 99n) + (1n << 60n)],
   ])('agrees with a boolean array (unitBits %d, alignBits %d, window at %s)', (bits, alignBits, base) => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.boolean(), region), { maxLength: 60 }), region, fc.integer({ min: 0, max: N - 1 }), (ops, probe, from) => {
+      fc.property(treeCases(W), ({ ops, probe, from }) => {
         const t = new BigBlockTree(bits, alignBits);
-        const m = new Array<boolean>(N).fill(false);
         const B = (x: number) => base + BigInt(x);
-        for (const [mark, r] of ops) {
-          const before = m.slice(r.start, r.start + r.size);
-          const changed = mark ? t.mark(B(r.start), BigInt(r.size)) : t.clear(B(r.start), BigInt(r.size));
-          expect(changed).toBe(mark ? before.some((u) => !u) : before.some(Boolean));
-          m.fill(mark, r.start, r.start + r.size);
-        }
-        const part = m.slice(probe.start, probe.start + probe.size);
+        const m = new UnitModel(W).replay(ops, (mark, r) => (mark ? t.mark(B(r.start), BigInt(r.size)) : t.clear(B(r.start), BigInt(r.size))));
+        const part = m.part(probe);
         expect(t.anyUsed(B(probe.start), BigInt(probe.size))).toBe(part.some(Boolean));
         expect(t.allUsed(B(probe.start), BigInt(probe.size))).toBe(part.every(Boolean));
-        let want = -1;
-        for (let s = Math.ceil(from / probe.size) * probe.size; s + probe.size <= N; s += probe.size) {
-          if (!m.slice(s, s + probe.size).some(Boolean)) {
-            want = s;
-            break;
-          }
-        }
+        const want = m.firstFree(from, probe.size);
         const got = t.findFree(B(from), BigInt(probe.size));
         // Past the window the tree is free: a miss inside the window lands right after it.
         if (want >= 0) expect(got).toBe(B(want));
         else if (bits === W) expect(got).toBe(-1n);
         else expect(got >= B(N)).toBe(true);
         const bs = 2 ** Math.min(alignBits, W);
-        let touched = 0;
-        for (let b = 0; b < N; b += bs) if (m.slice(b, b + bs).some(Boolean)) touched++;
-        expect(t.touchedBlocks(base, B(N), BigInt(bs))).toBe(BigInt(touched));
+        expect(t.touchedBlocks(base, B(N), BigInt(bs))).toBe(BigInt(m.touched(bs)));
       }),
       { numRuns: 200 },
     );
