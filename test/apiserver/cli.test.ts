@@ -1,11 +1,12 @@
 // `node-address-ccm apiserver` as an operator runs it: the built binary, in the foreground.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { cliPath, repoRoot, runCli } from '../helpers/cli.js';
+import { runCli } from '../kit/cli.js';
+import { Processes, type ApiserverProcess } from '../kit/processes.js';
 
 // Every test's temporary folder, removed at the end (kubeconfigs, fault plans).
 const dirs: string[] = [];
@@ -18,26 +19,21 @@ function tempDir(prefix: string): string {
   return dir;
 }
 
+const ps = new Processes();
+afterEach(() => ps.cleanup());
+
 /** Starts `node-address-ccm apiserver ARGS` in the foreground and waits for the URL it prints first. */
-async function startApiserver(args: string[]): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [cliPath, 'apiserver', ...args, '--log-level', 'silent'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) resolve(out.split('\n')[0]);
-    });
-    child.on('exit', (c) => reject(new Error(`exited ${c} before printing its URL`)));
-  });
-  return { child, url, exited };
+async function startApiserver(args: string[]): Promise<ApiserverProcess> {
+  const started = await ps.apiserver([...args, '--log-level', 'silent']);
+  expect(started.proc.stdout.split('\n')[0], 'the first line printed').toBe(started.url);
+  return started;
 }
 
 describe('node-address-ccm apiserver', () => {
   it('prints its URL, writes a usable kubeconfig, and exits 0 on SIGTERM', async () => {
     const dir = tempDir('apiserver-cli-');
     const kubeconfig = path.join(dir, 'kubeconfig');
-    const { child, url, exited } = await startApiserver(['--port', '0', '--write-kubeconfig', kubeconfig]);
+    const { proc, url } = await startApiserver(['--port', '0', '--write-kubeconfig', kubeconfig]);
     try {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const kc = new KubeConfig();
@@ -46,9 +42,9 @@ describe('node-address-ccm apiserver', () => {
       const ns = await kc.makeApiClient(CoreV1Api).listNamespace();
       expect(ns.items.map((n) => n.metadata?.name)).toEqual(['default', 'kube-node-lease', 'kube-public', 'kube-system']);
     } finally {
-      child.kill('SIGTERM');
+      proc.kill('SIGTERM');
     }
-    expect(await exited).toBe(0);
+    expect(await proc.exited).toBe(0);
   });
 
   // kubectl sends the kubeconfig's token over HTTPS only (client-go drops it on plain HTTP): --https.
@@ -57,7 +53,7 @@ describe('node-address-ccm apiserver', () => {
     const kubeconfig = path.join(dir, 'kubeconfig');
     const planFile = path.join(dir, 'faults.yaml');
     writeFileSync(planFile, 'seed: 4\nrules:\n  - verb: list\n    resource: namespaces\n    status: 503\n    retryAfterSeconds: 0\n');
-    const { child, exited } = await startApiserver(['--https', '--write-kubeconfig', kubeconfig, '--faults', planFile]);
+    const { proc } = await startApiserver(['--https', '--write-kubeconfig', kubeconfig, '--faults', planFile]);
     try {
       const kc = new KubeConfig();
       kc.loadFromString(readFileSync(kubeconfig, 'utf8'));
@@ -79,13 +75,13 @@ describe('node-address-ccm apiserver', () => {
       await kubectl('delete', '--raw', '/_double/faults');
       expect((await core.readNamespace({ name: 'default' })).metadata?.name).toBe('default');
     } finally {
-      child.kill('SIGTERM');
+      proc.kill('SIGTERM');
     }
-    expect(await exited).toBe(0);
+    expect(await proc.exited).toBe(0);
   });
 
   it('--admin-token sets the admin token: a script reaches /_double/faults over plain HTTP with it', async () => {
-    const { child, url, exited } = await startApiserver(['--admin-token', 'chaos-admin']);
+    const { proc, url } = await startApiserver(['--admin-token', 'chaos-admin']);
     try {
       const put = await fetch(`${url}/_double/faults`, { method: 'PUT', headers: { Authorization: 'Bearer chaos-admin' }, body: 'blackout: {durationMs: 60000}' });
       expect(put.status).toBe(200);
@@ -94,9 +90,9 @@ describe('node-address-ccm apiserver', () => {
       expect((await fetch(`${url}/_double/faults`, { method: 'DELETE', headers: { Authorization: 'Bearer chaos-admin' } })).status).toBe(200);
       expect((await fetch(`${url}/version`)).status).toBe(200);
     } finally {
-      child.kill('SIGTERM');
+      proc.kill('SIGTERM');
     }
-    expect(await exited).toBe(0);
+    expect(await proc.exited).toBe(0);
   });
 
   it.each([

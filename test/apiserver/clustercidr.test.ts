@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { CLUSTERCIDR_RULE_MESSAGES, kubeConfigFor, startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
-import { repoRoot } from '../helpers/cli.js';
+import { repoRoot } from '../kit/cli.js';
 import { expectStatus } from './target.js';
 
 const CRD = path.join(repoRoot, 'deploy/base/crd-clustercidrs.yaml');

@@ -14,7 +14,8 @@ import {
   setHeaderOptions,
   type V1Node,
 } from '@kubernetes/client-node';
-import { collectWatch, eventually, expectStatus, fakeNode, openTarget, rawRequest, REAL, type Target } from './target.js';
+import { eventually } from '../kit/wait.js';
+import { collectWatch, expectStatus, fakeNode, openTarget, rawRequest, REAL, type Target } from './target.js';
 
 let t: Target;
 let core: CoreV1Api;

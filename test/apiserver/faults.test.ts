@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
 import { Faults, kubeConfigFor, startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
 import { parseFaultPlan, parseFaultPlanText, type RequestInfo } from '../../src/sim/apiserver/faults.js';
-import { collectWatch, eventually, expectStatus, fakeNode, rawRequest } from './target.js';
+import { eventually } from '../kit/wait.js';
+import { collectWatch, expectStatus, fakeNode, rawRequest } from './target.js';
 
 let s: ApiServerDouble;
 let core: CoreV1Api;
@@ -162,7 +163,7 @@ describe('fault plans (what --faults and the admin endpoint take)', () => {
     await expect(fetch(`${s.url}/healthz`)).rejects.toThrow();
     expect(s.faults.status().blackout).toMatchObject({ mode: 'reset' });
     expect(s.count()).toBe(0);
-    await eventually(async () => expect((await core.readNode({ name: 'a' })).metadata?.name).toBe('a'), 3000);
+    await eventually(async () => expect((await core.readNode({ name: 'a' })).metadata?.name).toBe('a'), { timeoutMs: 3000, intervalMs: 20 });
     expect(s.faults.status().blackout).toBeUndefined();
   });
 
@@ -185,9 +186,10 @@ describe('fault plans (what --faults and the admin endpoint take)', () => {
     const resumed = await collectWatch(kubeConfigFor(s), '/api/v1/nodes', { resourceVersion: rv });
     await resumed.ended;
     expect(resumed.events.at(-1)).toMatchObject({ type: 'ERROR', object: { code: 410, reason: 'Expired' } });
-    await eventually(() => expect(s.faults.status().watchCloses).toBeGreaterThanOrEqual(2), 3000);
+    await eventually(() => expect(s.faults.status().watchCloses).toBeGreaterThanOrEqual(2), { timeoutMs: 3000 });
     s.faults.applyPlan({});
     const n = s.faults.status().watchCloses;
+    // Longer than two of the plan's 100 ms periods: no close may come any more.
     await new Promise((r) => setTimeout(r, 250));
     expect(s.faults.status().watchCloses).toBe(n);
   });
@@ -255,6 +257,7 @@ describe('watch control', () => {
     s.pauseWatches();
     s.store.create('nodes', fakeNode('p1'));
     s.store.create('nodes', fakeNode('p2'));
+    // Time the events would need to arrive, were the watches not paused.
     await new Promise((r) => setTimeout(r, 100));
     expect(w.events).toEqual([]);
     s.resumeWatches();
@@ -364,8 +367,7 @@ describe('slow watchers', () => {
       });
       req.on('error', () => undefined);
       req.end();
-      await new Promise((r) => setTimeout(r, 100));
-      expect(small.watchCount()).toBe(1);
+      await eventually(() => small.watchCount() === 1, { what: 'the watch open' });
       const big = 'x'.repeat(4096);
       for (let i = 0; i < 2000 && small.watchCount() > 0; i++) {
         small.store.create('nodes', { metadata: { name: `slow-${i}`, annotations: { big } } });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRbacYaml, startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
 import { KUBECTL } from '../kubectl/kubectl.js';
+import { eventually } from '../kit/wait.js';
 
 // One lookup for every kubectl suite ($KUBECTL, /usr/bin/kubectl, the PATH); it says why when
 // kubectl is absent, and fails in CI.
@@ -158,10 +159,10 @@ describe.runIf(HAVE_KUBECTL)('kubectl against the API server double', () => {
     const child = spawn(KUBECTL_BIN, ['--kubeconfig', adminKc, '--cache-dir', path.join(dir, 'cache'), 'get', 'node', 'k-watch', '-w', '-o', 'wide'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const lines = async (n: number): Promise<string[][]> => {
-      for (let i = 0; i < 200 && rows(out).length < n; i++) await new Promise((r) => setTimeout(r, 100));
-      return rows(out);
-    };
+    const lines = (n: number): Promise<string[][]> => eventually(() => {
+      const r = rows(out);
+      return r.length >= n && r;
+    }, { timeoutMs: 20_000, intervalMs: 100, what: `${n} rows from kubectl get -w`, describe: () => out });
     try {
       expect((await lines(2))[0]).toEqual(['NAME', 'STATUS', 'ROLES', 'AGE', 'VERSION', 'INTERNAL-IP', 'EXTERNAL-IP', 'OS-IMAGE', 'KERNEL-VERSION', 'CONTAINER-RUNTIME']);
       s.store.update('nodes', { ...s.store.get('nodes', 'k-watch'), status: { conditions: [{ type: 'Ready', status: 'False' }] } }, { subresource: 'status' });

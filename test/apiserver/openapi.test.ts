@@ -13,7 +13,7 @@ import { encodeOpenApiV2 } from '../../src/sim/apiserver/openapi-proto.js';
 import { goFormat, unknownFieldsOf } from '../../src/sim/apiserver/openapi-validation.js';
 import { readFields } from '../../src/sim/apiserver/review-proto.js';
 import { CLUSTERCIDR_PRINTER_COLUMNS } from '../../src/sim/apiserver/table.js';
-import { repoRoot } from '../helpers/cli.js';
+import { repoRoot } from '../kit/cli.js';
 
 const resources = new Store().resources;
 type Json = Record<string, unknown>;

@@ -4,8 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import { ApiException, KubeConfig, Watch } from '@kubernetes/client-node';
 import { expect } from 'vitest';
-import { kubeConfigFor, startApiServerDouble, type ApiServerDouble, type ApiServerDoubleOptions } from '../../src/sim/apiserver/index.js';
+import { kubeConfigFor, type ApiServerDouble, type ApiServerDoubleOptions } from '../../src/sim/apiserver/index.js';
 import { loadRealClusterConfig } from '../e2e/support/target.js';
+import { startDouble } from '../kit/double.js';
+import { eventually } from '../kit/wait.js';
 
 export interface Target {
   kc: KubeConfig;
@@ -40,7 +42,7 @@ export async function openTarget(options: ApiServerDoubleOptions = {}): Promise<
       },
     };
   }
-  const double = await startApiServerDouble({ bookmarkIntervalMs: 100, ...options });
+  const double = await startDouble({ bookmarkIntervalMs: 100, ...options });
   if (!options.rbac) console.log(`apiserver conformance: targeting the API server double at ${double.url} (set E2E_REAL_CLUSTER=1 for a real cluster)`);
   return { kc: kubeConfigFor(double), double, prefix, track: (p) => tracked.push(p), close: () => double.stop() };
 }
@@ -111,24 +113,11 @@ export async function collectWatch(kc: KubeConfig, path: string, params: Record<
     ended,
     stop: () => controller.abort(),
     waitFor: async (pred, timeoutMs = 5000) => {
-      const deadline = Date.now() + timeoutMs;
-      while (!pred(events)) {
-        if (Date.now() > deadline) throw new Error(`watch ${path}: condition not met in ${timeoutMs} ms; events: ${JSON.stringify(events.map((e) => [e.type, e.object.metadata?.name]))}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await eventually(() => pred(events), {
+        timeoutMs, intervalMs: 10, what: `watch ${path}: the condition`,
+        describe: () => `events: ${JSON.stringify(events.map((e) => [e.type, e.object.metadata?.name]))}`,
+      });
       return events;
     },
   };
-}
-
-export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
 }

@@ -4,11 +4,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli } from '../kit/cli.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../../src/model/node.js';
-import { createNode } from '../controllers/harness.js';
-import { ip } from '../controllers/builders.js';
+import { createNode } from '../kit/double.js';
+import { ip } from '../kit/nodes.js';
 
 let api: ApiServerDouble;
 let dir: string;

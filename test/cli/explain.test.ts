@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli } from '../helpers/cli.js';
+import { runCli } from '../kit/cli.js';
 
 const KEP_CLOUD = ['--address', 'InternalIP=10.0.0.1', '--address', 'InternalIP=10.0.0.2', '--address', 'InternalIP=fd00::1', '--address', 'InternalIP=fd00::2', '--address', 'ExternalIP=192.168.0.1'];
 

@@ -1,29 +1,24 @@
 // What each command loads (issue 17): a module-load hook in the child process records every
 // module it resolves or requires. `--cloud-provider static`, --help and the commands that need
 // no cloud load no cloud SDK; `--cloud-provider aws`/`gce` load their own SDK and not the other.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cliPath, repoRoot, runCli } from '../helpers/cli.js';
-import { CLOUD_SDK_PACKAGES, moduleLog, type ModuleLog } from '../helpers/module-log.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
-import { createNode, isInitialised } from '../controllers/harness.js';
-import { until } from '../controllers/memory-nodes.js';
+import { repoRoot, runCli, runProcess } from '../kit/cli.js';
+import { useDouble } from '../kit/double.js';
+import { CLOUD_SDK_PACKAGES, moduleLog, type ModuleLog } from '../kit/module-log.js';
+import { ip } from '../kit/nodes.js';
 
 let log: ModuleLog;
 let dir: string;
-let api: ApiServerDouble | undefined;
 
 beforeEach(async () => {
   log = moduleLog();
   dir = await mkdtemp(path.join(tmpdir(), 'ccm-imports-'));
 });
 afterEach(async () => {
-  await api?.stop();
-  api = undefined;
   log.dispose();
   await rm(dir, { recursive: true, force: true });
 });
@@ -36,25 +31,14 @@ function adaptersLoaded(): string[] {
 }
 
 describe('run --cloud-provider static against the API double', () => {
+  const cluster = useDouble({ bookmarkIntervalMs: 500 });
+
   it('initialises a node and never imports a cloud SDK or another adapter', async () => {
-    api = await startApiServerDouble({ bookmarkIntervalMs: 500 });
-    const kubeconfig = path.join(dir, 'kubeconfig');
-    const cloudConfig = path.join(dir, 'cloud.yaml');
-    await writeFile(kubeconfig, api.kubeconfig);
-    await writeFile(cloudConfig, 'nodes:\n  n1:\n    addresses:\n    - {type: InternalIP, address: 10.0.0.1}\n');
-    createNode(api, { name: 'n1', nodeIP: '10.0.0.1' });
-    const child = spawn(process.execPath, [cliPath, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider', 'static', '--cloud-config', cloudConfig,
-      '--secure-port=0', '--leader-elect=false'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...log.env } });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    try {
-      await until(() => isInitialised(api!, 'n1'), 15_000, 'n1 initialised');
-    } finally {
-      child.kill('SIGTERM');
-    }
-    expect(await exited).toBe(0);
-    expect(stderr).toBe('');
+    const run = await cluster.runStaticUntilInitialised({
+      nodeIP: '10.0.0.1', cloud: { addresses: [ip('10.0.0.1')] }, args: ['--secure-port=0', '--leader-elect=false'], start: { env: log.env },
+    });
+    expect(run.exitCode()).toBe(0);
+    expect(run.stderr).toBe('');
     // The hook saw the process at work (the Kubernetes client, the static adapter) ...
     expect(log.packagesLoaded(['@kubernetes/client-node'])).toEqual(['@kubernetes/client-node']);
     expect(adaptersLoaded()).toEqual(['static']);
@@ -64,6 +48,8 @@ describe('run --cloud-provider static against the API double', () => {
 });
 
 describe('commands that need no cloud', () => {
+  const cluster = useDouble();
+
   it.each([
     [['--help']],
     [['run', '--help']],
@@ -94,10 +80,7 @@ describe('commands that need no cloud', () => {
   });
 
   it('audit reads a cluster without a cloud SDK or adapter', async () => {
-    api = await startApiServerDouble({});
-    const kubeconfig = path.join(dir, 'kubeconfig');
-    await writeFile(kubeconfig, api.kubeconfig);
-    const r = await runCli(['audit', `--kubeconfig=${kubeconfig}`, '--cluster-cidr', '10.244.0.0/16'], { env: log.env });
+    const r = await runCli(['audit', `--kubeconfig=${cluster.kubeconfigPath}`, '--cluster-cidr', '10.244.0.0/16'], { env: log.env });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(log.packagesLoaded(['@kubernetes/client-node'])).toEqual(['@kubernetes/client-node']);
@@ -112,11 +95,8 @@ async function createInChild(name: string, options: Record<string, string>, env:
   const script = `const { createProvider } = await import(${JSON.stringify(registry)});
 try { const p = await createProvider(${JSON.stringify(name)}, ${JSON.stringify(options)}); console.log('built ' + p.name); await p.close?.(); }
 catch (err) { console.log('error ' + err.message); }`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...log.env, ...env } });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, out: out.trim() };
+  const r = await runProcess(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, env: { ...process.env, ...log.env, ...env } });
+  return { code: r.code, out: r.stdout.trim() };
 }
 
 describe('the registry loads one adapter and its SDK on demand', () => {

@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runCli } from '../helpers/cli.js';
+import { runCli } from '../kit/cli.js';
 
 const POOLS = `apiVersion: v1
 kind: List

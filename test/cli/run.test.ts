@@ -1,15 +1,12 @@
 // `run` through the built binary: flag forms and errors, and a real process against the API double.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { cliPath, repoRoot, runCli } from '../helpers/cli.js';
-import { freePort } from '../helpers/net.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
-import { hasUninitializedTaint, type NodeObject } from '../../src/model/node.js';
-import { createNode } from '../controllers/harness.js';
-import { until } from '../controllers/memory-nodes.js';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../kit/cli.js';
+import { storedNode, useDouble } from '../kit/double.js';
+import { freePort } from '../kit/net.js';
+import { ip } from '../kit/nodes.js';
 import { STEADY_GROWING_PERCENT } from '../../src/manager/heap-budget.js';
 
 describe('node-address-ccm run: flag errors exit 2', () => {
@@ -41,15 +38,6 @@ describe('node-address-ccm run: flag errors exit 2', () => {
   });
 });
 
-let api: ApiServerDouble | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await api?.stop();
-  api = undefined;
-  if (dir) await rm(dir, { recursive: true, force: true });
-  dir = undefined;
-});
-
 describe('node-address-ccm run: a bad provider flag exits 2 before anything starts', () => {
   it.each([
     [['--cloud-provider', 'nope'], /--cloud-provider: unknown provider "nope"/],
@@ -76,46 +64,38 @@ describe('node-address-ccm run: a bad provider flag exits 2 before anything star
 });
 
 describe('node-address-ccm run against the API double', () => {
+  const cluster = useDouble({ bookmarkIntervalMs: 500 });
+
   it('initialises nodes, serves /readyz and /metrics, and on SIGTERM releases the lease and exits 0', async () => {
-    api = await startApiServerDouble({ bookmarkIntervalMs: 500 });
-    dir = await mkdtemp(path.join(tmpdir(), 'ccm-run-'));
-    const kubeconfig = path.join(dir, 'kubeconfig');
-    const cloudConfig = path.join(dir, 'cloud.yaml');
-    await writeFile(kubeconfig, api.kubeconfig);
-    await writeFile(cloudConfig, 'nodes:\n  n1:\n    zone: z1\n    addresses:\n    - {type: InternalIP, address: 10.0.0.1}\n    - {type: InternalIP, address: fd00::1}\n');
-    createNode(api, { name: 'n1', nodeIP: '10.0.0.1,fd00::1' });
     const port = await freePort();
-    const child = spawn(process.execPath, [cliPath, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider', 'static', '--cloud-config', cloudConfig,
-      '--allocate-node-cidrs', '--cluster-cidr', '10.244.0.0/16', '--secure-port', String(port), '--insecure-plain-http',
-      '--leader-elect-lease-duration=3s', '--leader-elect-renew-deadline=2s', '--leader-elect-retry-period=500ms'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    try {
-      await until(() => !hasUninitializedTaint(api!.store.get('nodes', 'n1') as unknown as NodeObject), 15_000, 'n1 initialised');
-      const node = api.store.get('nodes', 'n1') as unknown as NodeObject;
-      expect(node.status?.addresses).toEqual([
-        { type: 'InternalIP', address: '10.0.0.1' }, { type: 'InternalIP', address: 'fd00::1' }, { type: 'Hostname', address: 'n1' },
-      ]);
-      expect(node.spec?.podCIDRs).toEqual(['10.244.0.0/24']);
-      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
-      expect(ready.status).toBe(200);
-      expect((await fetch(`http://127.0.0.1:${port}/livez`)).status).toBe(200);
-      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      expect(metrics).toMatch(/^node_controller_cloud_provider_taint_removal_delay_seconds_count 1$/m);
-      expect(metrics).toMatch(/^node_controller_initial_node_sync_delay_seconds_count 1$/m);
-      expect(metrics).toMatch(/^cloudprovider_requests_total\{provider="static",operation="instancesMetadata",result="success"\} \d+$/m);
-      expect(metrics).toMatch(/^workqueue_adds_total\{name="cloud-node"\} \d+$/m);
-      expect(metrics).toMatch(/^node_ipam_controller_cidrset_cidrs_allocations_total\{clusterCIDR="10.244.0.0\/16"\} 1$/m);
-    } finally {
-      child.kill('SIGTERM');
-    }
-    expect(await exited).toBe(0);
-    const lease = api.store.get('leases.coordination.k8s.io', 'node-address-ccm', 'kube-system') as { spec: { holderIdentity?: string } };
+    const run = await cluster.runStaticUntilInitialised({
+      nodeIP: '10.0.0.1,fd00::1',
+      cloud: { zone: 'z1', addresses: [ip('10.0.0.1'), ip('fd00::1')] },
+      args: ['--allocate-node-cidrs', '--cluster-cidr', '10.244.0.0/16', '--secure-port', String(port), '--insecure-plain-http',
+        '--leader-elect-lease-duration=3s', '--leader-elect-renew-deadline=2s', '--leader-elect-retry-period=500ms'],
+      whileRunning: async () => {
+        const node = storedNode(cluster.api, 'n1');
+        expect(node.status?.addresses).toEqual([
+          { type: 'InternalIP', address: '10.0.0.1' }, { type: 'InternalIP', address: 'fd00::1' }, { type: 'Hostname', address: 'n1' },
+        ]);
+        expect(node.spec?.podCIDRs).toEqual(['10.244.0.0/24']);
+        const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+        expect(ready.status).toBe(200);
+        expect((await fetch(`http://127.0.0.1:${port}/livez`)).status).toBe(200);
+        const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        expect(metrics).toMatch(/^node_controller_cloud_provider_taint_removal_delay_seconds_count 1$/m);
+        expect(metrics).toMatch(/^node_controller_initial_node_sync_delay_seconds_count 1$/m);
+        expect(metrics).toMatch(/^cloudprovider_requests_total\{provider="static",operation="instancesMetadata",result="success"\} \d+$/m);
+        expect(metrics).toMatch(/^workqueue_adds_total\{name="cloud-node"\} \d+$/m);
+        expect(metrics).toMatch(/^node_ipam_controller_cidrset_cidrs_allocations_total\{clusterCIDR="10.244.0.0\/16"\} 1$/m);
+      },
+    });
+    expect(run.exitCode()).toBe(0);
+    const lease = cluster.api.store.get('leases.coordination.k8s.io', 'node-address-ccm', 'kube-system') as { spec: { holderIdentity?: string } };
     expect(lease.spec.holderIdentity ?? '').toBe('');
-    const logs = stdout.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; node?: string; growingPercent?: number });
+    const logs = run.lines as Array<{ msg: string; node?: string; growingPercent?: number }>;
+    // Every line of stdout is a JSON log line.
+    expect(logs).toHaveLength(run.stdout.trim().split('\n').length);
     expect(logs.some((l) => l.msg === 'node initialised' && l.node === 'n1')).toBe(true);
     // --optimize-for-memory (the default) hands ordinary collections to V8 once the cache is filled, not before.
     const synced = logs.findIndex((l) => l.msg === 'node cache synced');
@@ -123,6 +103,6 @@ describe('node-address-ccm run against the API double', () => {
     expect(synced).toBeGreaterThanOrEqual(0);
     expect(steady).toBeGreaterThan(synced);
     expect(logs[steady]!.growingPercent).toBe(STEADY_GROWING_PERCENT);
-    expect(stderr).toBe('');
+    expect(run.stderr).toBe('');
   });
 });

@@ -6,7 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { parseStaticCloudConfig } from '../../providers/static/config.js';
 import { annotationTarget, SANDBOX_CLUSTER_CIDR, sandboxGuide, sandboxSpareNodes } from '../../src/sim/cluster/sandbox.js';
 import { buildSimCluster, staticCloudConfig } from '../../src/sim/cluster/scenario.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli } from '../kit/cli.js';
 
 describe('sandbox guide', () => {
   it.each([

@@ -1,6 +1,6 @@
 // `simulate` (npm start) through the built binary.
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli } from '../kit/cli.js';
 import { parseStaticCloudConfig } from '../../providers/static/config.js';
 import { buildSimCluster, simAddresses, SIM_CASES, staticCloudConfig } from '../../src/sim/cluster/scenario.js';
 

@@ -118,12 +118,3 @@ export class MemoryEvents implements NodeEventSink {
     return this.events.filter((e) => e.node === node);
   }
 }
-
-/** Polls `check` until it returns true (real timers, small steps), or throws after `ms`. */
-export async function until(check: () => boolean, ms = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms}ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

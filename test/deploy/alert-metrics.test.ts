@@ -10,22 +10,22 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FakeProvider } from '../../providers/fake/fake.js';
-import { startProcess, type RunningProcess } from '../../src/cli/commands/run-process.js';
 import { kubeConfigFromString } from '../../src/kube/client.js';
-import { silentLogger } from '../../src/log.js';
 import { resolveRunOptions, type RawRunFlags } from '../../src/manager/options.js';
 import { parseRbacYaml } from '../../src/sim/apiserver/rbac.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
-import { repoRoot } from '../helpers/cli.js';
-import { freePort, get } from '../helpers/net.js';
+import type { NodeObject } from '../../src/model/node.js';
+import { repoRoot } from '../kit/cli.js';
+import { createNode, useDouble } from '../kit/double.js';
+import { freePort, get } from '../kit/net.js';
+import { ip } from '../kit/nodes.js';
+import { eventually } from '../kit/wait.js';
 import { analyzePromQL, exposedSamples, exposedSeriesNames, type PromQLAnalysis } from './promql.js';
 
 const SA = 'system:serviceaccount:kube-system:node-address-ccm';
 const PROMETHEUS = 'system:serviceaccount:monitoring:prometheus-k8s';
 const TOKENS = { sa: 'ccm-token', prometheus: 'prometheus-token' };
-const UNINITIALIZED = { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' };
 /** Labels Prometheus attaches to every scraped series (target labels), not the process. */
 const TARGET_LABELS = new Set(['job', 'instance', 'namespace', 'pod', 'service', 'endpoint', 'container']);
 /**
@@ -68,45 +68,32 @@ async function alertRules(): Promise<{ alert: string; expr: string }[]> {
   return rule.spec.groups.flatMap((g) => g.rules);
 }
 
-let api: ApiServerDouble | undefined;
-let proc: RunningProcess | undefined;
-afterEach(async () => {
-  proc?.stop();
-  await proc?.done;
-  proc = undefined;
-  await api?.stop();
-  api = undefined;
-});
+// Opened by the runs only: the tests over their scrapes need no double.
+const cluster = useDouble({}, { open: false });
 
 async function startRun(flags: RawRunFlags, provider?: FakeProvider): Promise<string> {
   const rbac = [await readFile(path.join(repoRoot, 'deploy/base/rbac.yaml'), 'utf8'), await readFile(path.join(COMPONENT, 'rbac-prometheus.yaml'), 'utf8')].join('\n---\n');
-  api = await startApiServerDouble({
+  await cluster.open({
     rbac: parseRbacYaml(rbac, 'deploy/base/rbac.yaml + components/monitoring/rbac-prometheus.yaml'),
     users: [{ name: SA, token: TOKENS.sa }, { name: PROMETHEUS, token: TOKENS.prometheus }],
-    bookmarkIntervalMs: 200,
   });
   const options = resolveRunOptions({
     leaderElect: 'true', leaderElectLeaseDuration: '4s', leaderElectRenewDeadline: '3s', leaderElectRetryPeriod: '1s',
     securePort: String(await freePort()), allocateNodeCidrs: 'true', nodeCidrMaskSizeIpv4: '24', ...flags,
   });
-  proc = await startProcess(options, silentLogger, {
-    kubeConfig: kubeConfigFromString(api.kubeconfigFor(SA)),
+  const proc = await cluster.startRunProcess(options, {
+    kubeConfig: kubeConfigFromString(cluster.api.kubeconfigFor(SA)),
     auditIntervalMs: 200,
     ...(provider ? { provider } : {}),
-  }, false);
+  });
   const url = proc.health?.url;
   if (!url?.startsWith('https://')) throw new Error(`expected an HTTPS server, got ${url}`);
   return url;
 }
 
-function createNode(name: string, o: { tainted?: boolean; podCIDRs?: string[]; address?: string } = {}): void {
-  api?.store.create('nodes', {
-    apiVersion: 'v1', kind: 'Node',
-    metadata: { name, labels: { 'kubernetes.io/hostname': name } },
-    spec: { ...(o.tainted ? { taints: [UNINITIALIZED] } : {}), ...(o.podCIDRs ? { podCIDR: o.podCIDRs[0], podCIDRs: o.podCIDRs } : {}) },
-    status: { addresses: o.address ? [{ type: 'InternalIP', address: o.address }] : [] },
-  });
-}
+/** A node as kubelet registers it (the hostname label), with the address it reports, if any. */
+const node = (name: string, o: { tainted?: boolean; podCIDRs?: string[]; address?: string } = {}): NodeObject =>
+  createNode(cluster.api, { name, tainted: o.tainted ?? false, podCIDRs: o.podCIDRs, labels: { 'kubernetes.io/hostname': name }, addresses: o.address ? [ip(o.address)] : [] });
 
 async function scrape(url: string): Promise<Scrape> {
   const r = await get(`${url}/metrics`, { token: TOKENS.prometheus });
@@ -116,16 +103,14 @@ async function scrape(url: string): Promise<Scrape> {
 
 /** Scrapes until `ready` holds for the scrape (or fails with what is still missing). */
 async function scrapeUntil(url: string, what: string, ready: (s: Scrape) => boolean, timeoutMs = 30_000): Promise<Scrape> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const s = await scrape(url);
-    if (ready(s)) return s;
-    if (Date.now() > deadline) {
-      const lines = s.text.split('\n').filter((l) => /^(cloudprovider|node_)/.test(l)).join('\n');
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last scrape:\n${lines}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  let last: Scrape | undefined;
+  return eventually(async () => {
+    last = await scrape(url);
+    return ready(last) && last;
+  }, {
+    timeoutMs, intervalMs: 200, what,
+    describe: () => `last scrape:\n${(last?.text ?? '').split('\n').filter((l) => /^(cloudprovider|node_)/.test(l)).join('\n')}`,
+  });
 }
 
 const hasSample = (s: Scrape, name: string, labels: Record<string, string> = {}): boolean =>
@@ -147,10 +132,10 @@ describe('alert expressions against the running process', () => {
     }, cloud);
     // A tainted node in the cloud, one the cloud does not know, and a node whose pod CIDR (set
     // by someone else) overlaps another's: an audit conflict.
-    createNode('node-a', { tainted: true });
-    createNode('node-b', { tainted: true });
-    createNode('legacy-1', { podCIDRs: ['10.244.200.0/24'], address: '10.0.1.1' });
-    createNode('legacy-2', { podCIDRs: ['10.244.200.0/24'], address: '10.0.1.2' });
+    node('node-a', { tainted: true });
+    node('node-b', { tainted: true });
+    node('legacy-1', { podCIDRs: ['10.244.200.0/24'], address: '10.0.1.1' });
+    node('legacy-2', { podCIDRs: ['10.244.200.0/24'], address: '10.0.1.2' });
     const s = await scrapeUntil(url, 'a failed and a successful cloud call, pool usage, a PodCIDROverlap finding', (x) =>
       hasSample(x, 'cloudprovider_requests_total', { result: 'error' }) &&
       x.samples.some((y) => y.name === 'cloudprovider_requests_total' && y.labels.result !== 'error') &&
@@ -163,7 +148,7 @@ describe('alert expressions against the running process', () => {
 
   it('run 2: node-ipam with RangeAllocator (the flags pool reports under cidrset_*)', { timeout: 60_000 }, async () => {
     const url = await startRun({ controllers: 'node-ipam', clusterCidr: '10.244.0.0/16' });
-    createNode('node-c');
+    node('node-c');
     scrapes.push(await scrapeUntil(url, 'the flags pool usage', (x) => hasSample(x, 'node_ipam_controller_cidrset_usage_cidrs')));
   });
 

@@ -3,7 +3,7 @@
 // the static provider initialises a node against the API double, and every provider, loaded
 // through the bundle's registry, answers its emulator — aws (EC2), gce (Compute v1 with the
 // pruned protos, credentials from a metadata-server double as on a GCE VM), kind (Docker API).
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -12,10 +12,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../helpers/cli.js';
-import { startApiServerDouble } from '../../src/sim/apiserver/server.js';
-import { createNode, isInitialised } from '../controllers/harness.js';
-import { until } from '../controllers/memory-nodes.js';
+import { assertBuilt, repoRoot } from '../kit/cli.js';
+import { startDoubleTarget } from '../kit/double.js';
+import { ip } from '../kit/nodes.js';
 import { EC2Emulator } from '../emulators/ec2/server.js';
 import { GceEmulator } from '../emulators/gce/server.js';
 import { DockerEmulator } from '../emulators/docker/server.js';
@@ -28,7 +27,7 @@ let dir = '';
 let image = '';
 
 beforeAll(async () => {
-  if (!existsSync(path.join(repoRoot, 'dist/src/cli/main.js'))) throw new Error('dist/ is missing: run "npm run build" first');
+  assertBuilt();
   dir = await mkdtemp(path.join(tmpdir(), 'ccm-image-'));
   image = path.join(dir, 'image');
   // The script installs the production dependencies from package-lock.json itself, as the
@@ -68,25 +67,16 @@ describe('the image root', () => {
   });
 
   it('run --cloud-provider static initialises a node against the API double', async () => {
-    const api = await startApiServerDouble({ bookmarkIntervalMs: 500 });
+    const cluster = await startDoubleTarget({ bookmarkIntervalMs: 500 });
     try {
-      await writeFile(path.join(dir, 'kubeconfig'), api.kubeconfig);
-      await writeFile(path.join(dir, 'static.yaml'), 'nodes:\n  n1:\n    addresses:\n    - {type: InternalIP, address: 10.0.0.1}\n');
-      createNode(api, { name: 'n1', nodeIP: '10.0.0.1' });
-      const child = spawn(process.execPath, ['--enable-source-maps', ...PENDING_DEPRECATIONS, path.join(image, 'lib/main.js'), 'run', `--kubeconfig=${path.join(dir, 'kubeconfig')}`,
-        '--cloud-provider', 'static', '--cloud-config', path.join(dir, 'static.yaml'), '--secure-port=0', '--leader-elect=false'], { stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-      try {
-        await until(() => isInitialised(api, 'n1'), 15_000, 'n1 initialised');
-      } finally {
-        child.kill('SIGTERM');
-      }
-      expect(await exited).toBe(0);
-      expect(stderr).toBe('');
+      const proc = await cluster.runStaticUntilInitialised({
+        nodeIP: '10.0.0.1', cloud: { addresses: [ip('10.0.0.1')] }, args: ['--secure-port=0', '--leader-elect=false'],
+        start: { script: path.join(image, 'lib/main.js'), nodeArgs: ['--enable-source-maps', ...PENDING_DEPRECATIONS] },
+      });
+      expect(proc.exitCode()).toBe(0);
+      expect(proc.stderr).toBe('');
     } finally {
-      await api.stop();
+      await cluster.close();
     }
   });
 });

@@ -15,7 +15,7 @@ import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-op
 import { Service } from 'kubernetes-models/v1';
 import { ClusterRole, ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { asK8sObject, podContainers, type Json, type JsonObject, type K8sObject } from './kustomize.js';
-import { repoRoot } from '../helpers/cli.js';
+import { repoRoot } from '../kit/cli.js';
 import { analyzePromQL } from './promql.js';
 import { describeKubectl, KUBECTL, KUBECTL_MISSING } from '../kubectl/kubectl.js';
 

@@ -4,15 +4,14 @@
 // by the kubelet simulator (or created as a client would, where kubelet cannot produce them).
 // Expected outcomes are written out by hand from Kubernetes' behaviour, not computed by the code
 // under test.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { registrationNode, type KubeletConfig } from '../../src/sim/kubelet/index.js';
-import { annotationOf, expectNodeOutcome, warningEvent } from './support/assert.js';
+import type { StaticNodeEntry } from '../kit/double.js';
+import { eventually } from '../kit/wait.js';
+import { annotationOf, doubleCheckOptions, E2E_POLL_MS, expectNodeOutcome, warningEvent } from './support/assert.js';
 import { REASON_INVALID_NODE_IP } from './support/cases.js';
-import { addressesOf, E2ECluster, hasTaint, UNINITIALIZED_TAINT_KEY, type WireNode } from './support/cluster.js';
-import type { ControllerProcess } from './support/controller.js';
-import { DOUBLE_CLUSTER_CIDRS, startDoubleTarget, type DoubleTarget, type StaticNodeEntry } from './support/double.js';
-import { runPrefix, targetKind } from './support/target.js';
-import { eventually } from './support/wait.js';
+import { addressesOf, hasTaint, UNINITIALIZED_TAINT_KEY, type WireNode } from './support/cluster.js';
+import { runPrefix, targetKind, useE2ETarget } from './support/target.js';
 
 const I = (address: string) => ({ type: 'InternalIP' as const, address });
 const H = (address: string) => ({ type: 'Hostname' as const, address });
@@ -21,11 +20,6 @@ const LONG_INSTANCE_TYPE = `x${'l'.repeat(68)}e`;
 if (targetKind() === 'double') {
   describe('node initialisation edge cases (issue 12) through the real process', () => {
     const prefix = runPrefix();
-    let target: DoubleTarget;
-    let cluster: E2ECluster;
-    let ccm: ControllerProcess;
-    const log = (): string => `controller manager output (tail):\n${ccm?.tail(60) ?? '(not started)'}`;
-    const opts = (noWarnings: boolean) => ({ timeoutMs: 20_000, clusterCIDRs: DOUBLE_CLUSTER_CIDRS, podCIDRsWhileTainted: false, noWarnings, describe: log });
     const name = (id: string): string => `${prefix}-${id}`;
     const cloud: Record<string, StaticNodeEntry> = {};
     const kubelets: KubeletConfig[] = [];
@@ -57,36 +51,30 @@ if (targetKind() === 'double') {
     cloud[name('quote-ctl')] = { addresses: [I('10.0.0.14')] };
     cloud[name('quote-nel')] = { addresses: [I('10.0.0.15')] };
 
+    const env = useE2ETarget({ prefix, cloud });
+    const log = (): string => env.log();
+    const opts = (noWarnings: boolean) => doubleCheckOptions(log, noWarnings);
+
     beforeAll(async () => {
-      target = await startDoubleTarget();
-      cluster = new E2ECluster(target.kubeConfig(), prefix);
-      target.writeCloudConfig(cloud);
-      ccm = target.startController();
       for (const k of kubelets) {
-        const r = await cluster.registerFakeNode(k);
+        const r = await env.cluster.registerFakeNode(k);
         expect(r.addressError, `kubelet address setter for ${k.name}`).toBeUndefined();
       }
       for (const [id, annotation] of [['quote-ctl', '10.0.0.14\u0001'], ['quote-nel', '10.0.0.15\u0085\u007f']] as const) {
         const { node } = registrationNode({ name: name(id), cloudProviderExternal: true });
         node.metadata.annotations = { ...node.metadata.annotations, 'alpha.kubernetes.io/provided-node-ip': annotation };
-        await cluster.createNodeObject(node as WireNode);
+        await env.cluster.createNodeObject(node as WireNode);
       }
       // The process's start-up is not what is measured here: on a loaded machine it can take longer
       // than one case's wait.
-      await eventually(() => expect(ccm.output()).toContain('node cache synced'), { timeoutMs: 60_000, describe: log });
+      await env.ccm.waitFor((l) => l.msg === 'node cache synced', 60_000, 'node cache synced');
     }, 90_000);
-
-    afterAll(async () => {
-      const failures = cluster ? await cluster.cleanup() : [];
-      await target?.stop();
-      expect(failures).toEqual([]);
-    });
 
     it.each([
       ['empty-v4', '10.0.0.1'],
       ['empty-v6', 'fd00::1'],
     ])('annotation present, cloud reports no addresses (%s): stays tainted with a Warning', async (id, ip) => {
-      await expectNodeOutcome(cluster, name(id), {
+      await expectNodeOutcome(env.cluster, name(id), {
         initialised: false,
         reason: REASON_INVALID_NODE_IP,
         messageIncludes: [`provided node IP "${ip}"`, `failed to get node address from cloud provider that matches ip: ${ip}`],
@@ -94,14 +82,14 @@ if (targetKind() === 'double') {
     });
 
     it('no annotation, cloud reports no addresses: initialised, the addresses kubelet set are left alone', async () => {
-      const node = await expectNodeOutcome(cluster, name('empty-none'), { initialised: true, addresses: (h) => [H(h)] }, opts(true));
+      const node = await expectNodeOutcome(env.cluster, name('empty-none'), { initialised: true, addresses: (h) => [H(h)] }, opts(true));
       expect(annotationOf(node)).toBeUndefined();
     });
 
     it("only kubelet's Hostname equals the annotated IP: stays tainted (the annotation is checked against the cloud's list)", async () => {
-      const registered = await cluster.getNode(name('hostname-ip'));
+      const registered = await env.cluster.getNode(name('hostname-ip'));
       expect(addressesOf(registered)).toEqual([I('10.0.0.5'), H('10.0.0.5')]);
-      await expectNodeOutcome(cluster, name('hostname-ip'), {
+      await expectNodeOutcome(env.cluster, name('hostname-ip'), {
         initialised: false,
         reason: REASON_INVALID_NODE_IP,
         messageIncludes: ['failed to get node address from cloud provider that matches ip: 10.0.0.5'],
@@ -109,7 +97,7 @@ if (targetKind() === 'double') {
     });
 
     it('no providerID from the cloud and none on the node: stays tainted with a Warning', async () => {
-      const node = await expectNodeOutcome(cluster, name('no-provider-id'), {
+      const node = await expectNodeOutcome(env.cluster, name('no-provider-id'), {
         initialised: false,
         reason: 'ProviderIDMissing',
         messageIncludes: [`cloud provider does not set node provider ID for node "${name('no-provider-id')}"`],
@@ -118,7 +106,7 @@ if (targetKind() === 'double') {
     });
 
     it('label values the API would refuse: left out with a Warning naming label and value, node initialised (deliberate deviation)', async () => {
-      const node = await expectNodeOutcome(cluster, name('bad-labels'), { initialised: true, addresses: (h) => [I('10.0.0.8'), H(h)] }, opts(false));
+      const node = await expectNodeOutcome(env.cluster, name('bad-labels'), { initialised: true, addresses: (h) => [I('10.0.0.8'), H(h)] }, opts(false));
       const labels = node.metadata.labels ?? {};
       for (const key of ['node.kubernetes.io/instance-type', 'beta.kubernetes.io/instance-type', 'topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone']) {
         expect(labels[key], key).toBeUndefined();
@@ -130,12 +118,12 @@ if (targetKind() === 'double') {
         ['topology.kubernetes.io/zone', 'z/1'],
         ['failure-domain.beta.kubernetes.io/zone', 'z/1'],
       ]) {
-        await eventually(() => warningEvent(cluster, name('bad-labels'), 'CloudLabelInvalid', [`"${key}"="${value}"`]), { timeoutMs: 5_000, describe: log });
+        await eventually(() => warningEvent(env.cluster, name('bad-labels'), 'CloudLabelInvalid', [`"${key}"="${value}"`]), { timeoutMs: 5_000, intervalMs: E2E_POLL_MS, describe: log });
       }
     });
 
     it('reserved label keys: kubernetes.io / k8s.io and their subdomains dropped, look-alikes applied', async () => {
-      const node = await expectNodeOutcome(cluster, name('reserved'), { initialised: true }, opts(true));
+      const node = await expectNodeOutcome(env.cluster, name('reserved'), { initialised: true }, opts(true));
       const labels = node.metadata.labels ?? {};
       expect(labels['examplek8s.io/a']).toBe('a');
       expect(labels['k8s-io/b']).toBe('b');
@@ -145,29 +133,29 @@ if (targetKind() === 'double') {
     });
 
     it('kubelet --node-ip trimmed as strings.TrimSpace: U+0085 is space (annotation written, one address kept)', async () => {
-      const registered = await cluster.getNode(name('trim-nel'));
+      const registered = await env.cluster.getNode(name('trim-nel'));
       expect(annotationOf(registered)).toBe('10.0.0.10');
-      await expectNodeOutcome(cluster, name('trim-nel'), { initialised: true, addresses: (h) => [I('10.0.0.10'), H(h)] }, opts(true));
+      await expectNodeOutcome(env.cluster, name('trim-nel'), { initialised: true, addresses: (h) => [I('10.0.0.10'), H(h)] }, opts(true));
     });
 
     it('kubelet --node-ip trimmed as strings.TrimSpace: U+FEFF is not space (the item is ignored, no annotation, the whole cloud list)', async () => {
-      const registered = await cluster.getNode(name('trim-bom'));
+      const registered = await env.cluster.getNode(name('trim-bom'));
       expect(annotationOf(registered)).toBeUndefined();
-      await expectNodeOutcome(cluster, name('trim-bom'), { initialised: true, addresses: (h) => [I('10.0.0.12'), I('10.0.0.13'), H(h)] }, opts(true));
+      await expectNodeOutcome(env.cluster, name('trim-bom'), { initialised: true, addresses: (h) => [I('10.0.0.12'), I('10.0.0.13'), H(h)] }, opts(true));
     });
 
     it.each([
       ['quote-ctl', '"10.0.0.14\\x01"'],
       ['quote-nel', '"10.0.0.15\\u0085\\x7f"'],
     ])('error texts quote the annotation as Go does (%s), in the event and the log', async (id, quoted) => {
-      await expectNodeOutcome(cluster, name(id), {
+      await expectNodeOutcome(env.cluster, name(id), {
         initialised: false,
         reason: REASON_INVALID_NODE_IP,
         messageIncludes: [`provided node IP ${quoted} is not usable: failed to parse node IP ${quoted}: could not parse ${quoted}`],
       }, opts(true));
       // The JSON log line carries the same text, JSON-escaped once more.
-      expect(ccm.output()).toContain(JSON.stringify(`provided node IP ${quoted}`).slice(1, -1));
-      expect(hasTaint(await cluster.getNode(name(id)), UNINITIALIZED_TAINT_KEY)).toBe(true);
+      expect(env.ccm.output()).toContain(JSON.stringify(`provided node IP ${quoted}`).slice(1, -1));
+      expect(hasTaint(await env.cluster.getNode(name(id)), UNINITIALIZED_TAINT_KEY)).toBe(true);
     });
   });
 }

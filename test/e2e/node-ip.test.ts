@@ -5,16 +5,15 @@
 // nodes registered by the kubelet simulator. With E2E_REAL_CLUSTER=1: the allow-listed cluster of
 // $KUBECONFIG (deploy/kind/e2e.sh), whose nodes were registered by real kubelets.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { NodeAddress } from '../../src/model/node-address.js';
 import { KubeletStartError, registerNode, registrationNode, restartKubelet, type KubeletConfig } from '../../src/sim/kubelet/index.js';
-import { annotationOf, checkPodCIDRs, expectNodeOutcome, warningEvent } from './support/assert.js';
+import { annotationOf, checkPodCIDRs, doubleCheckOptions, E2E_POLL_MS, expectNodeOutcome, warningEvent } from './support/assert.js';
 import { DOUBLE_CASES, KEP_DUAL, MALFORMED_NODE_IPS, REASON_INVALID_NODE_IP, kindNodeCases, realClusterExpectation, type NodeIPCase } from './support/cases.js';
-import { addressesOf, cidrsOverlap, E2ECluster, hasTaint, podCIDRsOf, UNINITIALIZED_TAINT_KEY, type WireNode } from './support/cluster.js';
-import type { ControllerProcess } from './support/controller.js';
-import { DOUBLE_CLUSTER_CIDRS, startDoubleTarget, type DoubleTarget, type StaticNodeEntry } from './support/double.js';
-import { FAKE_NODE_TAINT_KEY, loadRealClusterConfig, runPrefix, targetKind } from './support/target.js';
-import { eventually } from './support/wait.js';
+import { addressesOf, cidrsOverlap, hasTaint, podCIDRsOf, UNINITIALIZED_TAINT_KEY, type WireNode } from './support/cluster.js';
+import { DOUBLE_CLUSTER_CIDRS, type StaticNodeEntry } from '../kit/double.js';
+import { eventually } from '../kit/wait.js';
+import { FAKE_NODE_TAINT_KEY, runPrefix, targetKind, useE2ETarget } from './support/target.js';
 
 const TARGET = targetKind();
 
@@ -29,44 +28,33 @@ function kubeletConfigFor(name: string, c: Pick<NodeIPCase, 'nodeIP' | 'cloud' |
 if (TARGET === 'double') {
   describe('--node-ip forms against the API server double', () => {
     const prefix = runPrefix();
-    let target: DoubleTarget;
-    let cluster: E2ECluster;
-    let ccm: ControllerProcess;
-    const log = (): string => `controller manager output (tail):\n${ccm?.tail(60) ?? '(not started)'}`;
-    const opts = { timeoutMs: 20_000, clusterCIDRs: DOUBLE_CLUSTER_CIDRS, podCIDRsWhileTainted: false, noWarnings: true, describe: log };
     const nodeName = (id: string): string => `${prefix}-${id}`;
     const cloud: Record<string, StaticNodeEntry> = {};
     for (const c of DOUBLE_CASES) cloud[nodeName(c.id)] = { addresses: c.cloud, instanceType: 'e2e.small', zone: 'zone-a', region: 'region-1' };
     for (const id of ['foreign-annotation', 'restart']) cloud[nodeName(id)] = { addresses: KEP_DUAL };
+    const env = useE2ETarget({ prefix, cloud });
+    const log = (): string => env.log();
+    const opts = doubleCheckOptions(log);
+    const wait = { timeoutMs: 20_000, intervalMs: E2E_POLL_MS, describe: log };
 
     beforeAll(async () => {
-      target = await startDoubleTarget();
-      cluster = new E2ECluster(target.kubeConfig(), prefix);
-      target.writeCloudConfig(cloud);
-      ccm = target.startController();
       for (const c of DOUBLE_CASES) {
-        const r = await cluster.registerFakeNode(kubeletConfigFor(nodeName(c.id), c));
+        const r = await env.cluster.registerFakeNode(kubeletConfigFor(nodeName(c.id), c));
         expect(r.addressError, `kubelet address setter for ${c.id}`).toBeUndefined();
       }
     });
 
-    afterAll(async () => {
-      const failures = cluster ? await cluster.cleanup() : [];
-      await target?.stop();
-      expect(failures).toEqual([]);
-    });
-
     it('the controller manager keeps running', async () => {
-      await eventually(() => expect(ccm.exitCode(), log()).toBeUndefined(), { timeoutMs: 1_000 });
+      await eventually(() => expect(env.ccm.exitCode(), log()).toBeUndefined(), { timeoutMs: 1_000, intervalMs: E2E_POLL_MS });
     });
 
     for (const c of DOUBLE_CASES) {
       it(c.title, async () => {
         const name = nodeName(c.id);
-        const registered = await cluster.getNode(name);
+        const registered = await env.cluster.getNode(name);
         // What kubelet wrote: the annotation for a specific --node-ip only.
         expect(annotationOf(registered)).toBe(c.annotation);
-        const node = await expectNodeOutcome(cluster, name, c.expect, opts);
+        const node = await expectNodeOutcome(env.cluster, name, c.expect, opts);
         // Other taints survive initialisation.
         expect(hasTaint(node, FAKE_NODE_TAINT_KEY)).toBe(true);
         if (c.expect.initialised) {
@@ -78,10 +66,10 @@ if (TARGET === 'double') {
 
     it('gives every initialised node its own pod CIDRs', async () => {
       const nodes = await Promise.all(DOUBLE_CASES.filter((c) => c.expect.initialised).map((c) => eventually(async () => {
-        const n = await cluster.getNode(nodeName(c.id));
+        const n = await env.cluster.getNode(nodeName(c.id));
         expect(podCIDRsOf(n).length).toBe(2);
         return n;
-      }, { timeoutMs: 20_000, describe: log })));
+      }, wait)));
       const all = nodes.flatMap((n) => podCIDRsOf(n).map((cidr) => ({ node: n.metadata.name, cidr })));
       for (let i = 0; i < all.length; i++) {
         for (let j = i + 1; j < all.length; j++) {
@@ -94,8 +82,8 @@ if (TARGET === 'double') {
       for (const m of MALFORMED_NODE_IPS) {
         it(`${JSON.stringify(m.value)} (${m.why})`, async () => {
           const name = nodeName(`malformed-${MALFORMED_NODE_IPS.indexOf(m)}`);
-          await expect(registerNode(cluster.client, { name, nodeIP: m.value, cloudProviderExternal: true })).rejects.toBeInstanceOf(KubeletStartError);
-          expect(await cluster.nodeExists(name)).toBe(false);
+          await expect(registerNode(env.cluster.client, { name, nodeIP: m.value, cloudProviderExternal: true })).rejects.toBeInstanceOf(KubeletStartError);
+          expect(await env.cluster.nodeExists(name)).toBe(false);
         });
       }
     });
@@ -105,32 +93,32 @@ if (TARGET === 'double') {
       const { node } = registrationNode({ name, nodeIP: '1.2.3.4', cloudProviderExternal: true });
       // A stray space: kubelet would have trimmed it; the controller reads the annotation strictly.
       node.metadata.annotations = { ...node.metadata.annotations, 'alpha.kubernetes.io/provided-node-ip': '1.2.3.4 ' };
-      await cluster.createNodeObject(node as WireNode);
-      await expectNodeOutcome(cluster, name, { initialised: false, reason: REASON_INVALID_NODE_IP, messageIncludes: ['1.2.3.4 '] }, opts);
+      await env.cluster.createNodeObject(node as WireNode);
+      await expectNodeOutcome(env.cluster, name, { initialised: false, reason: REASON_INVALID_NODE_IP, messageIncludes: ['1.2.3.4 '] }, opts);
     });
 
     it('kubelet restarted with a new --node-ip: the annotation changes and the addresses follow; never re-tainted', async () => {
       const name = nodeName('restart');
       const base = { name, cloudProviderExternal: true as const, hostIPs: [...ipsOf(KEP_DUAL), '9.10.11.12'] };
-      await cluster.registerFakeNode(base);
+      await env.cluster.registerFakeNode(base);
       const all = [...KEP_DUAL, { type: 'Hostname' as const, address: name }];
-      await expectNodeOutcome(cluster, name, { initialised: true, addresses: () => all }, opts);
+      await expectNodeOutcome(env.cluster, name, { initialised: true, addresses: () => all }, opts);
 
       // --node-ip 5.6.7.8: kubelet writes the annotation; the periodic refresh narrows the addresses.
-      const r1 = await restartKubelet(cluster.client, { ...base, nodeIP: '5.6.7.8' });
+      const r1 = await restartKubelet(env.cluster.client, { ...base, nodeIP: '5.6.7.8' });
       expect(r1.registered).toBe(false);
       expect(annotationOf(r1.node as WireNode)).toBe('5.6.7.8');
-      await eventually(async () => expect(addressesOf(await cluster.getNode(name))).toEqual([{ type: 'InternalIP', address: '5.6.7.8' }, { type: 'Hostname', address: name }]), { timeoutMs: 20_000, describe: log });
+      await eventually(async () => expect(addressesOf(await env.cluster.getNode(name))).toEqual([{ type: 'InternalIP', address: '5.6.7.8' }, { type: 'Hostname', address: name }]), wait);
 
       // --node-ip removed: kubelet deletes the annotation; every cloud address comes back.
-      const r2 = await restartKubelet(cluster.client, base);
+      const r2 = await restartKubelet(env.cluster.client, base);
       expect(annotationOf(r2.node as WireNode)).toBeUndefined();
-      await eventually(async () => expect(addressesOf(await cluster.getNode(name))).toEqual(all), { timeoutMs: 20_000, describe: log });
+      await eventually(async () => expect(addressesOf(await env.cluster.getNode(name))).toEqual(all), wait);
 
       // --node-ip the cloud does not know: a Warning, addresses kept, and the node is not re-tainted.
-      await restartKubelet(cluster.client, { ...base, nodeIP: '9.10.11.12' });
-      await eventually(() => warningEvent(cluster, name, REASON_INVALID_NODE_IP, ['9.10.11.12']), { timeoutMs: 20_000, describe: log });
-      const after = await cluster.getNode(name);
+      await restartKubelet(env.cluster.client, { ...base, nodeIP: '9.10.11.12' });
+      await eventually(() => warningEvent(env.cluster, name, REASON_INVALID_NODE_IP, ['9.10.11.12']), wait);
+      const after = await env.cluster.getNode(name);
       expect(hasTaint(after, UNINITIALIZED_TAINT_KEY)).toBe(false);
       expect(addressesOf(after)).toEqual(all);
       checkPodCIDRs(after, DOUBLE_CLUSTER_CIDRS);
@@ -139,35 +127,26 @@ if (TARGET === 'double') {
 
   describe('CloudDualStackNodeIPs=false (the gate off)', () => {
     const prefix = runPrefix();
-    let target: DoubleTarget;
-    let cluster: E2ECluster;
-    let ccm: ControllerProcess;
-    const log = (): string => `controller manager output (tail):\n${ccm?.tail(60) ?? '(not started)'}`;
-    const opts = { timeoutMs: 20_000, clusterCIDRs: DOUBLE_CLUSTER_CIDRS, podCIDRsWhileTainted: false, noWarnings: true, describe: log };
+    const env = useE2ETarget({
+      prefix,
+      cloud: { [`${prefix}-dual`]: { addresses: KEP_DUAL }, [`${prefix}-single`]: { addresses: KEP_DUAL } },
+      runArgs: ['--feature-gates=CloudDualStackNodeIPs=false'],
+    });
+    const opts = doubleCheckOptions(() => env.log());
     const dual = { nodeIP: '1.2.3.4,abcd::1234', cloud: KEP_DUAL };
     const single = { nodeIP: '1.2.3.4', cloud: KEP_DUAL };
 
     beforeAll(async () => {
-      target = await startDoubleTarget();
-      cluster = new E2ECluster(target.kubeConfig(), prefix);
-      target.writeCloudConfig({ [`${prefix}-dual`]: { addresses: KEP_DUAL }, [`${prefix}-single`]: { addresses: KEP_DUAL } });
-      ccm = target.startController(['--feature-gates=CloudDualStackNodeIPs=false']);
-      await cluster.registerFakeNode(kubeletConfigFor(`${prefix}-dual`, dual));
-      await cluster.registerFakeNode(kubeletConfigFor(`${prefix}-single`, single));
-    });
-
-    afterAll(async () => {
-      const failures = cluster ? await cluster.cleanup() : [];
-      await target?.stop();
-      expect(failures).toEqual([]);
+      await env.cluster.registerFakeNode(kubeletConfigFor(`${prefix}-dual`, dual));
+      await env.cluster.registerFakeNode(kubeletConfigFor(`${prefix}-single`, single));
     });
 
     it('a dual-stack annotation is refused: Warning, node stays tainted', async () => {
-      await expectNodeOutcome(cluster, `${prefix}-dual`, { initialised: false, reason: REASON_INVALID_NODE_IP, messageIncludes: ['1.2.3.4,abcd::1234', 'dual-stack not supported'] }, opts);
+      await expectNodeOutcome(env.cluster, `${prefix}-dual`, { initialised: false, reason: REASON_INVALID_NODE_IP, messageIncludes: ['1.2.3.4,abcd::1234', 'dual-stack not supported'] }, opts);
     });
 
     it('a single-IP annotation still works', async () => {
-      await expectNodeOutcome(cluster, `${prefix}-single`, { initialised: true, addresses: (h) => [{ type: 'InternalIP', address: '1.2.3.4' }, { type: 'Hostname', address: h }] }, opts);
+      await expectNodeOutcome(env.cluster, `${prefix}-single`, { initialised: true, addresses: (h) => [{ type: 'InternalIP', address: '1.2.3.4' }, { type: 'Hostname', address: h }] }, opts);
     });
   });
 } else {
@@ -182,19 +161,9 @@ if (TARGET === 'double') {
   const clusterCIDRs = process.env.E2E_CLUSTER_CIDR ? process.env.E2E_CLUSTER_CIDR.split(',') : kindCluster ? ['10.244.0.0/16', 'fd00:10:244::/56'] : undefined;
 
   describe('--node-ip forms on a real cluster', () => {
-    let cluster: E2ECluster;
+    // Refuses (throws) unless the current context is allow-listed.
+    const env = useE2ETarget();
     const opts = { timeoutMs: 120_000, clusterCIDRs, podCIDRsWhileTainted: true, noWarnings: false };
-
-    beforeAll(() => {
-      // Refuses (throws) unless the current context is allow-listed.
-      const { kubeConfig } = loadRealClusterConfig();
-      cluster = new E2ECluster(kubeConfig, runPrefix());
-    });
-
-    afterAll(async () => {
-      const failures = cluster ? await cluster.cleanup() : [];
-      expect(failures).toEqual([]);
-    });
 
     it('knows which node has which --node-ip case', () => {
       expect(Object.keys(nodeCases).length, 'set E2E_NODE_CASES_FILE (JSON {node: case}) or E2E_KIND_CLUSTER').toBeGreaterThan(0);
@@ -202,24 +171,24 @@ if (TARGET === 'double') {
 
     for (const [name, caseName] of Object.entries(nodeCases)) {
       it(`${name}: ${caseName}`, { timeout: 180_000 }, async () => {
-        const node = await cluster.getNode(name);
+        const node = await env.cluster.getNode(name);
         const want = realClusterExpectation(caseName, annotationOf(node));
-        await expectNodeOutcome(cluster, name, want, opts);
+        await expectNodeOutcome(env.cluster, name, want, opts);
       });
     }
 
     it('a fake node the cloud does not know stays tainted with a Warning, and is removed afterwards', { timeout: 180_000 }, async () => {
-      const name = cluster.name('unknown-instance');
+      const name = env.cluster.name('unknown-instance');
       // TEST-NET-3: no instance has it.
-      await cluster.registerFakeNode({ name, nodeIP: '203.0.113.10', cloudProviderExternal: true });
+      await env.cluster.registerFakeNode({ name, nodeIP: '203.0.113.10', cloudProviderExternal: true });
       const event = await eventually(async () => {
-        const events = await cluster.nodeEvents(name);
+        const events = await env.cluster.nodeEvents(name);
         const w = events.find((e) => e.type === 'Warning');
         if (!w) throw new Error(`no Warning event for ${name} yet`);
         return w;
-      }, { timeoutMs: 120_000 });
+      }, { timeoutMs: 120_000, intervalMs: E2E_POLL_MS });
       expect(['InstanceNotFound', REASON_INVALID_NODE_IP]).toContain(event.reason);
-      expect(hasTaint(await cluster.getNode(name), UNINITIALIZED_TAINT_KEY)).toBe(true);
+      expect(hasTaint(await env.cluster.getNode(name), UNINITIALIZED_TAINT_KEY)).toBe(true);
     });
   });
 }

@@ -9,6 +9,7 @@ import { TokenBucket } from '../../src/kube/token-bucket.js';
 import { Watcher } from '../../src/kube/watcher.js';
 import { NODES, type KubeObject } from '../../src/kube/types.js';
 import { abortable, linkSignals } from '../../src/util/abort.js';
+import { eventually } from '../kit/wait.js';
 
 let api: ApiServerDouble | undefined;
 const cleanups: Array<() => unknown> = [];
@@ -56,7 +57,8 @@ describe('KubeClient.withSignal: the client of one leadership term', () => {
     const term = new AbortController();
     const view = new KubeClient(kubeConfigFromString(api!.kubeconfig), { userAgent: 'term' }).withSignal(term.signal);
     const listing = view.list(NODES);
-    await new Promise((r) => setTimeout(r, 100));
+    // In flight: the double has it (and holds it for the injected 30 s).
+    await eventually(() => api!.count({ userAgent: 'term', verb: 'list', resource: 'nodes' }) === 1, { what: 'the list to arrive' });
     term.abort(new Error('leadership ended'));
     const r = await settledWithin(listing, 1000);
     expect(r).toMatchObject({ ok: false });
@@ -78,6 +80,7 @@ describe('KubeClient.withSignal: the client of one leadership term', () => {
     // The bucket's two tokens went to the refused write and the first read; the next waits ~100 s.
     await view.list(NODES);
     const waiting = view.list(NODES);
+    // A moment for it to start waiting in the limiter (nothing outside the client shows it).
     await new Promise((r) => setTimeout(r, 50));
     term.abort(new Error('leadership ended'));
     expect(await settledWithin(waiting, 1000)).toMatchObject({ ok: false });
@@ -86,6 +89,7 @@ describe('KubeClient.withSignal: the client of one leadership term', () => {
     const view2 = (await client()).withSignal(term2.signal);
     api!.faults.inject({ resource: 'nodes', verb: 'get', status: 429, retryAfterSeconds: 20 });
     const throttled = view2.get(NODES, 'n1');
+    // Time for the 429 to come back and the client to start its 20 s wait (inside the client).
     await new Promise((r) => setTimeout(r, 100));
     term2.abort(new Error('SIGTERM'));
     expect(await settledWithin(throttled, 1000)).toMatchObject({ ok: false });
@@ -102,6 +106,7 @@ describe('Watcher.relist(reason, signal)', () => {
     const fault = api!.faults.inject({ resource: 'nodes', verb: 'list', status: 503 });
     const term = new AbortController();
     const relist = w.relist('test', term.signal);
+    // Some failed lists' time: the relist must still be waiting.
     await new Promise((r) => setTimeout(r, 300));
     expect(await settledWithin(relist, 10)).toBe('pending');
     term.abort(new Error('leadership ended'));

@@ -8,6 +8,7 @@ import { ApiError, FencedError, TransportError, isGone, isNotFound, writeOutcome
 import { NODES } from '../../src/kube/types.js';
 import { TokenBucket } from '../../src/kube/token-bucket.js';
 import { kubeconfigFor, sendJson, startScriptedServer, type Route } from './helpers.js';
+import { makeNode } from '../kit/nodes.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -21,7 +22,7 @@ async function setup(route: Route, options: ConstructorParameters<typeof KubeCli
   return { srv, client };
 }
 
-const node = (name: string, rv = '1') => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: rv } });
+const node = (name: string, resourceVersion = '1') => makeNode({ name, resourceVersion });
 
 describe('kubeconfig loading', () => {
   it.each([

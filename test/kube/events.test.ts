@@ -6,9 +6,10 @@ import { FencedError } from '../../src/kube/errors.js';
 import { FakeClock } from '../../src/kube/clock.js';
 import { EVENTS, type EventObject } from '../../src/kube/types.js';
 import type { KubeClient as KubeClientType } from '../../src/kube/client.js';
+import { makeNode } from '../kit/nodes.js';
 
 const T0 = Date.UTC(2026, 10, 22, 2, 0, 0);
-const node = (name: string) => ({ metadata: { name, uid: `uid-${name}` } });
+const node = (name: string) => makeNode({ name, uid: `uid-${name}` });
 const ev = (name: string, reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal'): EventInput =>
   ({ involvedObject: nodeReference(node(name)), type, reason, message });
 

@@ -5,6 +5,7 @@ import { FencedError } from '../../src/kube/errors.js';
 import { LeaderElector, type LeaderElectionOptions } from '../../src/kube/leader.js';
 import { LEASES, NODES, type LeaseObject } from '../../src/kube/types.js';
 import { formatMicroTime, formatTime, parseTime } from '../../src/kube/time.js';
+import { eventually } from '../kit/wait.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -15,14 +16,6 @@ const MICRO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 // Short but proportioned like 15 s / 10 s / 2 s with a 4 s write timeout.
 const TIMING = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };
 const WRITE_TIMEOUT = 300;
-
-async function until(cond: () => boolean, what: string, ms = 8000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 let api: ApiServerDouble;
 
@@ -96,7 +89,7 @@ describe('LeaderElector against the API server double', () => {
   it('creates the lease with client-go fields and starts after the takeover delay', async () => {
     await server();
     const a = candidate('a');
-    await until(() => a.log.includes('started'), 'leading');
+    await eventually(() => a.log.includes('started'), { timeoutMs: 8000, what: 'leading' });
     const lease = await readLease(a.client);
     expect(lease.spec?.holderIdentity).toBe('a');
     expect(lease.spec?.leaseDurationSeconds).toBe(2);
@@ -108,10 +101,12 @@ describe('LeaderElector against the API server double', () => {
     expect(a.startedAt() - acquiredAt).toBeGreaterThanOrEqual(WRITE_TIMEOUT - 20);
     expect(a.log.slice(0, 2)).toEqual(['leader a', 'started']);
     // Renewals move renewTime but keep acquireTime.
-    await new Promise((r) => setTimeout(r, 500));
-    const later = await readLease(a.client);
+    const later = await eventually(async () => {
+      const l = await readLease(a.client);
+      expect(parseTime(l.spec?.renewTime) ?? 0).toBeGreaterThan(parseTime(lease.spec?.renewTime) ?? 0);
+      return l;
+    }, { timeoutMs: 8000, what: 'a renewal' });
     expect(later.spec?.acquireTime).toBe(lease.spec?.acquireTime);
-    expect(parseTime(later.spec?.renewTime) ?? 0).toBeGreaterThan(parseTime(lease.spec?.renewTime) ?? 0);
     // The gate lets writes through while leading.
     expect(a.elector.writeGate()).toBeGreaterThan(0);
   });
@@ -119,8 +114,9 @@ describe('LeaderElector against the API server double', () => {
   it('only one of two candidates leads; release on cancel hands over quickly', async () => {
     await server();
     const a = candidate('a', { releaseOnCancel: true });
-    await until(() => a.log.includes('started'), 'a leading');
+    await eventually(() => a.log.includes('started'), { timeoutMs: 8000, what: 'a leading' });
     const b = candidate('b');
+    // Three retry periods: b has tried the held lease and must still not lead.
     await new Promise((r) => setTimeout(r, 600));
     expect(b.log).toEqual(['leader a']);
     expect(b.elector.isLeader()).toBe(false);
@@ -130,7 +126,7 @@ describe('LeaderElector against the API server double', () => {
     expect(await a.result).toBe('cancelled');
     expect(a.log.at(-1)).toBe('stopped');
     expect(a.signal()?.aborted).toBe(true);
-    await until(() => b.log.includes('started'), 'b leading');
+    await eventually(() => b.log.includes('started'), { timeoutMs: 8000, what: 'b leading' });
     // Released (1 s duration) instead of waiting out the 2 s lease.
     expect(Date.now() - t0).toBeLessThan(1500 + WRITE_TIMEOUT);
     const lease = await readLease(b.client);
@@ -140,7 +136,7 @@ describe('LeaderElector against the API server double', () => {
   it('a leader that cannot renew stops writing by the renew deadline and reports lost', async () => {
     await server();
     const a = candidate('a');
-    await until(() => a.log.includes('started'), 'leading');
+    await eventually(() => a.log.includes('started'), { timeoutMs: 8000, what: 'leading' });
     const renewedAt = Date.now();
     api.faults.inject({ resource: 'leases.coordination.k8s.io', verb: ['get', 'update'], status: 500 });
     expect(await a.result).toBe('lost');
@@ -160,15 +156,15 @@ describe('LeaderElector against the API server double', () => {
     const bm = seen();
     const metrics = (m: ReturnType<typeof seen>) => ({ leading: (on: boolean) => m.leading.push(on), observedTransitions: (n: number) => m.transitions.push(n) });
     const a = candidate('a', { releaseOnCancel: true, metrics: metrics(am) });
-    await until(() => a.log.includes('started'), 'a leading');
+    await eventually(() => a.log.includes('started'), { timeoutMs: 8000, what: 'a leading' });
     const b = candidate('b', { metrics: metrics(bm) });
-    await until(() => bm.transitions.length > 0, 'b reads the lease');
+    await eventually(() => bm.transitions.length > 0, { timeoutMs: 8000, what: 'b reads the lease' });
     expect(am.leading).toEqual([true]);
     expect(bm.leading).toEqual([]);
     a.ac.abort();
     expect(await a.result).toBe('cancelled');
     expect(am.leading).toEqual([true, false]);
-    await until(() => b.log.includes('started'), 'b leading');
+    await eventually(() => b.log.includes('started'), { timeoutMs: 8000, what: 'b leading' });
     expect(bm.leading).toEqual([true]);
     expect(new Set(am.transitions)).toEqual(new Set([0]));
     // b read a's record (0), then wrote its own (1).
@@ -179,12 +175,12 @@ describe('LeaderElector against the API server double', () => {
   it('a successor waits for the lease to expire when the old leader vanished, then increments transitions', async () => {
     await server();
     const a = candidate('a');
-    await until(() => a.log.includes('started'), 'a leading');
+    await eventually(() => a.log.includes('started'), { timeoutMs: 8000, what: 'a leading' });
     // a can no longer reach the server at all (partition): only b's requests get through.
     api.faults.inject({ userAgent: 'ccm/a', status: 503 });
     const b = candidate('b');
     const t0 = Date.now();
-    await until(() => b.log.includes('started'), 'b leading');
+    await eventually(() => b.log.includes('started'), { timeoutMs: 8000, what: 'b leading' });
     expect(await a.result).toBe('lost');
     // b observed a's record then had to wait a full lease duration, plus the takeover delay.
     expect(Date.now() - t0).toBeGreaterThanOrEqual(TIMING.leaseDurationMs + WRITE_TIMEOUT - 250);

@@ -4,21 +4,15 @@ import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiser
 import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
 import { NODES, type KubeObject } from '../../src/kube/types.js';
 import { Watcher } from '../../src/kube/watcher.js';
+import { newNode } from '../kit/nodes.js';
+import { eventually } from '../kit/wait.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function until(cond: () => boolean | Promise<boolean>, what: string, ms = 8000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-const nodeObj = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { pool: 'a' } } });
+const nodeObj = (name: string) => newNode({ name, labels: { pool: 'a' } });
 
 async function setup(opts: { bookmarkIntervalMs?: number; staleAfterMs?: number } = {}) {
   const api = await startApiServerDouble({ bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 100 });
@@ -49,11 +43,11 @@ describe('Watcher against the API server double', () => {
     await w.synced;
     expect(w.size()).toBe(1200);
     expect(api.count({ verb: 'list', resource: 'nodes' })).toBe(3);
-    await until(() => api.watchCount() === 1, 'watch open');
+    await eventually(() => api.watchCount() === 1, { timeoutMs: 8000, what: 'watch open' });
     await client.create(NODES, nodeObj('new'));
     await client.patch(NODES, 'n0000', { metadata: { labels: { pool: 'b' } } }, 'merge');
     await client.delete(NODES, 'n0001');
-    await until(() => log.length === 1203, 'three events');
+    await eventually(() => log.length === 1203, { timeoutMs: 8000, what: 'three events' });
     expect(log.slice(1200)).toEqual(['add new', 'update n0000', 'delete n0001']);
     expect(w.get('n0000')?.metadata.labels).toEqual({ pool: 'b' });
   });
@@ -63,7 +57,7 @@ describe('Watcher against the API server double', () => {
     for (const n of ['a', 'b', 'c']) api.store.create('nodes', nodeObj(n));
     w.start();
     await w.synced;
-    await until(() => api.watchCount() === 1, 'watch open');
+    await eventually(() => api.watchCount() === 1, { timeoutMs: 8000, what: 'watch open' });
     api.pauseWatches();
     await client.patch(NODES, 'a', { metadata: { labels: { pool: 'z' } } }, 'merge');
     await client.delete(NODES, 'b');
@@ -71,7 +65,7 @@ describe('Watcher against the API server double', () => {
     api.compactHistory();
     api.closeWatches();
     api.resumeWatches();
-    await until(() => w.get('d') !== undefined && w.get('b') === undefined, 'relisted cache');
+    await eventually(() => w.get('d') !== undefined && w.get('b') === undefined, { timeoutMs: 8000, what: 'relisted cache' });
     expect(log).toContain('relist watch expired (410 Gone)');
     expect(log.slice(log.indexOf('relist watch expired (410 Gone)') + 1)).toEqual(['delete b (unknown)', 'update a', 'add d']);
     expect(w.get('a')?.metadata.labels).toEqual({ pool: 'z' });
@@ -81,11 +75,12 @@ describe('Watcher against the API server double', () => {
     const { api, w } = await setup({ bookmarkIntervalMs: 50, staleAfterMs: 300 });
     w.start();
     await w.synced;
-    await until(() => api.watchCount() === 1, 'watch open');
+    await eventually(() => api.watchCount() === 1, { timeoutMs: 8000, what: 'watch open' });
+    // Twice the stale limit: only the bookmarks keep the watch from being restarted.
     await new Promise((r) => setTimeout(r, 700));
     expect(watches(api)).toBe(1);
     api.pauseWatches();
-    await until(() => watches(api) >= 2, 'watch restarted', 3000);
+    await eventually(() => watches(api) >= 2, { timeoutMs: 3000, what: 'watch restarted' });
     api.resumeWatches();
   });
 
@@ -94,15 +89,15 @@ describe('Watcher against the API server double', () => {
     api.store.create('nodes', nodeObj('a'));
     w.start();
     await w.synced;
-    await until(() => api.watchCount() === 1, 'watch open');
+    await eventually(() => api.watchCount() === 1, { timeoutMs: 8000, what: 'watch open' });
     const errors: unknown[] = [];
     w.on('error', (e) => errors.push(e));
     await api.stop();
-    await new Promise((r) => setTimeout(r, 100));
+    await eventually(() => errors.length > 0, { timeoutMs: 8000, what: 'the watcher reports the outage' });
     await api.restart();
-    await until(() => api.watchCount() === 1, 'watch reopened');
+    await eventually(() => api.watchCount() === 1, { timeoutMs: 8000, what: 'watch reopened' });
     await client.create(NODES, nodeObj('b'));
-    await until(() => w.get('b') !== undefined, 'event after restart');
+    await eventually(() => w.get('b') !== undefined, { timeoutMs: 8000, what: 'event after restart' });
     expect(errors.length).toBeGreaterThan(0);
     expect(log).toEqual(['add a', 'add b']);
   });
@@ -112,13 +107,13 @@ describe('Watcher against the API server double', () => {
     w.start();
     await w.synced;
     expect(w.connectionProblem()).toBeUndefined();
-    await until(() => api.watchCount() === 1, 'watch open');
+    await eventually(() => api.watchCount() === 1, { timeoutMs: 8000, what: 'watch open' });
     await api.stop();
-    await until(() => w.connectionProblem() !== undefined, 'a connection problem');
+    await eventually(() => w.connectionProblem() !== undefined, { timeoutMs: 8000, what: 'a connection problem' });
     await api.restart();
-    await until(() => api.watchCount() === 1, 'watch reopened');
+    await eventually(() => api.watchCount() === 1, { timeoutMs: 8000, what: 'watch reopened' });
     await client.create(NODES, nodeObj('b'));
-    await until(() => w.get('b') !== undefined, 'event after restart');
+    await eventually(() => w.get('b') !== undefined, { timeoutMs: 8000, what: 'event after restart' });
     expect(w.connectionProblem()).toBeUndefined();
   });
 });

@@ -3,19 +3,12 @@ import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
 import { NODES, type KubeObject } from '../../src/kube/types.js';
 import { StaleWatchError, Watcher, WatcherStoppedError } from '../../src/kube/watcher.js';
 import { ScriptedCollection, kubeconfigFor, startScriptedServer } from './helpers.js';
+import { eventually } from '../kit/wait.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 async function setup(opts: { staleAfterMs?: number; pageSize?: number } = {}) {
   const coll = new ScriptedCollection();
@@ -49,12 +42,12 @@ describe('Watcher', () => {
     expect(w.hasSynced()).toBe(true);
     expect(w.list().map((o) => o.metadata.name).sort()).toEqual(['a', 'b', 'c']);
     expect(log).toEqual(['add a', 'add b', 'add c', 'synced initial 3']);
-    await until(() => coll.watches.size === 1, 'watch');
+    await eventually(() => coll.watches.size === 1, { what: 'watch' });
     expect(coll.watchRequests).toEqual(['103']);
     coll.put('d');
     coll.put('a');
     coll.remove('b');
-    await until(() => log.length === 7, 'events');
+    await eventually(() => log.length === 7, { what: 'events' });
     expect(log.slice(4)).toEqual(['add d', 'update a 101->105', 'delete b']);
     expect(w.get('a')?.metadata.resourceVersion).toBe('105');
     expect(w.get('b')).toBeUndefined();
@@ -65,12 +58,12 @@ describe('Watcher', () => {
     const { coll, w } = await setup();
     coll.put('a');
     w.start();
-    await until(() => coll.watches.size === 1, 'watch');
+    await eventually(() => coll.watches.size === 1, { what: 'watch' });
     coll.putQuietly('x'); // rv 102, never seen by the watch
     coll.bookmark();
-    await until(() => w.resourceVersion === '102', 'bookmark');
+    await eventually(() => w.resourceVersion === '102', { what: 'bookmark' });
     coll.endWatches();
-    await until(() => coll.watchRequests.length === 2 && coll.watches.size === 1, 're-watch');
+    await eventually(() => coll.watchRequests.length === 2 && coll.watches.size === 1, { what: 're-watch' });
     expect(coll.watchRequests).toEqual(['101', '102']);
     expect(coll.lists).toBe(1);
   });
@@ -80,15 +73,15 @@ describe('Watcher', () => {
     coll.put('a');
     coll.put('b');
     w.start();
-    await until(() => coll.watches.size === 1, 'watch');
+    await eventually(() => coll.watches.size === 1, { what: 'watch' });
     coll.putQuietly('a');
     coll.objects.delete('b');
     coll.putQuietly('c');
     coll.expire();
-    await until(() => log.includes('synced again 2'), 'relist');
+    await eventually(() => log.includes('synced again 2'), { what: 'relist' });
     expect(log.slice(3)).toEqual(['relist watch expired (410 Gone)', 'delete b (unknown)', 'update a 101->103', 'add c', 'synced again 2']);
     expect(coll.lists).toBe(2);
-    await until(() => coll.watches.size === 1, 'watch after relist');
+    await eventually(() => coll.watches.size === 1, { what: 'watch after relist' });
     expect(coll.watchRequests.at(-1)).toBe('104');
   });
 
@@ -96,10 +89,10 @@ describe('Watcher', () => {
     const { coll, w, log } = await setup();
     coll.put('a');
     w.start();
-    await until(() => coll.watches.size === 1, 'watch');
+    await eventually(() => coll.watches.size === 1, { what: 'watch' });
     coll.minWatchRv = 1000;
     coll.endWatches();
-    await until(() => log.includes('synced again 1'), 'relist');
+    await eventually(() => log.includes('synced again 1'), { what: 'relist' });
     // Still expired after the relist: further relists are spaced by the backoff, not a hot loop.
     // With 10 → 50 ms backoff about 7 lists fit in 300 ms; a hot loop would make hundreds.
     const before = coll.lists;
@@ -107,26 +100,26 @@ describe('Watcher', () => {
     expect(coll.lists - before).toBeGreaterThanOrEqual(1);
     expect(coll.lists - before).toBeLessThan(15);
     coll.minWatchRv = 0;
-    await until(() => coll.watches.size === 1, 'watch again');
+    await eventually(() => coll.watches.size === 1, { what: 'watch again' });
   });
 
   it('restarts a silent watch after staleAfterMs', async () => {
     const { coll, w, errors } = await setup({ staleAfterMs: 150 });
     coll.put('a');
     w.start();
-    await until(() => coll.watches.size === 1, 'watch');
+    await eventually(() => coll.watches.size === 1, { what: 'watch' });
     coll.deliver = false;
-    await until(() => coll.watchRequests.length >= 2, 'restart');
+    await eventually(() => coll.watchRequests.length >= 2, { what: 'restart' });
     expect(errors[0]).toBeInstanceOf(StaleWatchError);
     coll.deliver = true;
     coll.put('b');
-    await until(() => w.get('b') !== undefined, 'event after restart');
+    await eventually(() => w.get('b') !== undefined, { what: 'event after restart' });
   });
 
   it('bookmarks keep a quiet watch alive', async () => {
     const { coll, w } = await setup({ staleAfterMs: 200 });
     w.start();
-    await until(() => coll.watches.size === 1, 'watch');
+    await eventually(() => coll.watches.size === 1, { what: 'watch' });
     for (let i = 0; i < 6; i++) {
       await new Promise((r) => setTimeout(r, 80));
       coll.bookmark();
@@ -156,9 +149,9 @@ describe('Watcher', () => {
     await w.synced;
     expect(errors).toHaveLength(2);
     expect(errors.every((e) => e.retryInMs >= 10 && e.retryInMs <= 24)).toBe(true);
-    await until(() => coll.watches.size === 1, 'watch');
+    await eventually(() => coll.watches.size === 1, { what: 'watch' });
     coll.dropWatches();
-    await until(() => coll.watchRequests.length === 2, 're-watch after drop');
+    await eventually(() => coll.watchRequests.length === 2, { what: 're-watch after drop' });
     expect(coll.lists).toBe(1);
   });
 
@@ -175,16 +168,18 @@ describe('Watcher', () => {
 
   it('relist() asked for during an in-flight list waits for a list that started after it', async () => {
     const coll = new ScriptedCollection();
+    let listsArrived = 0;
     const srv = await startScriptedServer((req, res) => {
-      if (req.url.searchParams.get('watch') === 'true') coll.route(req, res);
-      else setTimeout(() => coll.route(req, res), 100);
+      if (req.url.searchParams.get('watch') === 'true') return coll.route(req, res);
+      listsArrived++;
+      setTimeout(() => coll.route(req, res), 100);
     });
     const client = new KubeClient(kubeConfigFromString(kubeconfigFor(srv.url)));
     const w = new Watcher<KubeObject>({ client, resource: NODES });
     cleanups.push(srv.stop, () => client.close(), () => w.stop());
     coll.put('a');
     w.start();
-    await new Promise((r) => setTimeout(r, 30)); // first list is in flight
+    await eventually(() => listsArrived === 1, { what: 'the first list in flight' });
     coll.putQuietly('b');
     await w.relist('wants b');
     expect(coll.lists).toBe(2);
@@ -195,10 +190,10 @@ describe('Watcher', () => {
     const { coll, w } = await setup();
     w.on('add', () => { throw new Error('controller bug'); });
     w.start();
-    await until(() => coll.watches.size === 1, 'watch');
+    await eventually(() => coll.watches.size === 1, { what: 'watch' });
     coll.put('a');
     coll.put('b');
-    await until(() => w.size() === 2, 'both added');
+    await eventually(() => w.size() === 2, { what: 'both added' });
   });
 
   it('stop before sync rejects synced; stop is idempotent', async () => {
@@ -206,8 +201,10 @@ describe('Watcher', () => {
     const client = new KubeClient(kubeConfigFromString(kubeconfigFor('http://127.0.0.1:9')));
     cleanups.push(() => client.close());
     const pending = new Watcher<KubeObject>({ client, resource: NODES });
+    const errors: unknown[] = [];
+    pending.on('error', (err) => errors.push(err));
     pending.start();
-    await new Promise((r) => setTimeout(r, 20));
+    await eventually(() => errors.length > 0, { what: 'a failed list' });
     await pending.stop();
     await pending.stop();
     await expect(pending.synced).rejects.toBeInstanceOf(WatcherStoppedError);

@@ -5,6 +5,7 @@ import { ItemExponentialRateLimiter } from '../../src/kube/ratelimit.js';
 import { RetryLaterError, WorkQueue, runBatchWorkers, runWorkers } from '../../src/kube/workqueue.js';
 import { createLogger } from '../../src/log.js';
 import { Writable } from 'node:stream';
+import { eventually } from '../kit/wait.js';
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
@@ -253,7 +254,7 @@ describe('runWorkers', () => {
     // The 4 idle workers take n0..n3 at once; re-adding them while they are processed must run
     // them once more afterwards; n4..n9 are still queued, so their second add coalesces.
     for (let i = 0; i < 20; i++) q.add(`n${i % 10}`);
-    while (seen.length < 14) await tick();
+    await eventually(() => seen.length >= 14, { what: '14 items processed' });
     await q.shutDown({ drain: true });
     await pool.finished;
     expect(overlap).toBe(false);
@@ -296,7 +297,7 @@ describe('runWorkers', () => {
     }, { logger });
     q.add('waiting');
     q.add('broken');
-    while (q.numRequeues('waiting') === 0 || q.numRequeues('broken') === 0) await tick();
+    await eventually(() => q.numRequeues('waiting') > 0 && q.numRequeues('broken') > 0, { what: 'both items requeued' });
     await q.shutDown();
     await pool.finished;
     await new Promise<void>((r) => setImmediate(r));

@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseRbacYaml } from '../../src/sim/apiserver/rbac.js';
-import { repoRoot } from '../helpers/cli.js';
-import { startDoubleTarget, type DoubleTarget } from '../e2e/support/double.js';
+import { repoRoot } from '../kit/cli.js';
+import { startDoubleTarget, type DoubleTarget } from '../kit/double.js';
 import { describeKubectl, kubectl } from './kubectl.js';
 
 const SA = 'system:serviceaccount:kube-system:node-address-ccm';
@@ -29,7 +29,7 @@ describeKubectl('kubectl auth can-i (deploy/base/rbac.yaml enforced by the doubl
     sa = target.writeKubeconfigFor(SA);
   });
   afterAll(async () => {
-    await target?.stop();
+    await target?.close();
   });
 
   /** `yes` (exit 0) or `no` (exit 1), as kubectl prints and returns them. */

@@ -6,7 +6,7 @@ import { accessSync, constants } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe } from 'vitest';
-import { runProcess, type CliResult } from '../helpers/cli.js';
+import { runProcess, type CliResult } from '../kit/cli.js';
 
 /** $KUBECTL, /usr/bin/kubectl, then the PATH. */
 function findKubectl(): { path?: string; looked: string[] } {

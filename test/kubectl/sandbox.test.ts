@@ -2,80 +2,41 @@
 // and the controller manager running, prints the export line and three things to try; every
 // printed command is run through bash with kubectl and does what the guide says; Ctrl-C (SIGINT)
 // stops everything and exits 0.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { cliPath, repoRoot } from '../helpers/cli.js';
+import { runProcess } from '../kit/cli.js';
+import { Processes } from '../kit/processes.js';
+import { eventually } from '../kit/wait.js';
 import { describeKubectl, KUBECTL, kubectlOk } from './kubectl.js';
-
-interface Sandbox {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function startSandbox(args: string[]): Sandbox {
-  const child = spawn(process.execPath, [cliPath, 'simulate', '--keep', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs: number, describe: () => string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${describe()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A printed command, run as a user pastes it (bash, KUBECONFIG exported, kubectl on the PATH). */
 async function shell(command: string, kubeconfig: string): Promise<string> {
   const bin = path.dirname(KUBECTL as string);
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', command], {
-      env: { PATH: `${bin}:${process.env.PATH ?? ''}`, KUBECONFIG: kubeconfig, HOME: path.dirname(kubeconfig) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(out);
-      else reject(new Error(`${command}\nexited ${code}: ${err}${out}`));
-    });
+  const r = await runProcess('bash', ['-c', command], {
+    env: { PATH: `${bin}:${process.env.PATH ?? ''}`, KUBECONFIG: kubeconfig, HOME: path.dirname(kubeconfig) },
+    timeoutMs: 40_000,
   });
+  if (r.code !== 0) throw new Error(`${command}\nexited ${r.code}: ${r.stderr}${r.stdout}`);
+  return r.stdout;
 }
 
 describeKubectl('simulate --keep (the sandbox) driven by kubectl', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'sandbox-test-'));
   const kubeconfig = path.join(dir, 'sandbox.kubeconfig');
-  let sandbox: Sandbox | undefined;
+  const ps = new Processes();
   afterAll(async () => {
-    if (sandbox && sandbox.child.exitCode === null) {
-      sandbox.child.kill('SIGKILL');
-      await sandbox.exited;
-    }
+    await ps.cleanup();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('prints the export line and three things to try; each works; Ctrl-C stops it cleanly with exit 0', async () => {
-    const s = startSandbox(['--nodes', '3', '--kubeconfig-out', kubeconfig]);
-    sandbox = s;
-    const context = (): string => `stdout:\n${s.stdout()}\nstderr:\n${s.stderr()}`;
-    await until('the guide', () => (/press Ctrl-C/.test(s.stdout()) && /kubectl wait/.test(s.stdout()) ? true : undefined), 60_000, context);
-    const out = s.stdout();
+    const s = ps.start(['simulate', '--keep', '--nodes', '3', '--kubeconfig-out', kubeconfig]);
+    await eventually(() => /press Ctrl-C/.test(s.stdout) && /kubectl wait/.test(s.stdout), {
+      timeoutMs: 60_000, intervalMs: 100, what: 'the guide', describe: () => `stdout:\n${s.stdout}\nstderr:\n${s.stderr}`,
+    });
+    const out = s.stdout;
     expect(out).toContain('every node ended as its case expects');
     expect(out).toContain(`  export KUBECONFIG=${kubeconfig}\n`);
     expect(statSync(kubeconfig).mode & 0o777).toBe(0o600);
@@ -104,10 +65,10 @@ describeKubectl('simulate --keep (the sandbox) driven by kubectl', () => {
     // Ctrl-C: everything stops, exit 0; the kubeconfig asked for stays, the sandbox folder goes.
     const folder = path.dirname(/kubectl apply -f (\S+)/.exec(applyNew)?.[1] as string);
     expect(existsSync(folder)).toBe(true);
-    s.child.kill('SIGINT');
+    s.kill('SIGINT');
     expect(await s.exited).toBe(0);
-    expect(s.stdout()).toMatch(/stopping the controller manager .*and the API server double; .*sandbox\.kubeconfig is left in place\n$/);
-    expect(s.stderr()).toBe('');
+    expect(s.stdout).toMatch(/stopping the controller manager .*and the API server double; .*sandbox\.kubeconfig is left in place\n$/);
+    expect(s.stderr).toBe('');
     expect(existsSync(folder)).toBe(false);
     expect(existsSync(kubeconfig)).toBe(true);
   }, 120_000);

@@ -1,13 +1,12 @@
 // Everyday kubectl workflows against the API server double with the real controller manager
 // running (the built binary, as a child process) behind it: kubectl is the client, the double
 // must answer it as kube-apiserver does, and the controller's effects are read back with kubectl.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
-import { startDoubleTarget, type DoubleTarget, type StaticNodeEntry } from '../e2e/support/double.js';
-import type { ControllerProcess } from '../e2e/support/controller.js';
+import { startDoubleTarget, type DoubleTarget, type StaticNodeEntry } from '../kit/double.js';
+import type { CliProcess } from '../kit/processes.js';
 import { describeKubectl, kubectl, kubectlOk } from './kubectl.js';
 
 const TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
@@ -38,7 +37,7 @@ function nodeYaml(name: string, extra: { labels?: Record<string, string>; annota
 
 describeKubectl('kubectl against the double and the running controller manager', () => {
   let target: DoubleTarget;
-  let ccm: ControllerProcess;
+  let ccm: CliProcess;
   let dir: string;
   let kc: string;
   /** kubectl as the admin; failures show the controller's last output too. */
@@ -63,15 +62,14 @@ describeKubectl('kubectl against the double and the running controller manager',
 
   beforeAll(async () => {
     target = await startDoubleTarget();
-    dir = mkdtempSync(path.join(tmpdir(), 'kubectl-workflows-'));
-    kc = path.join(dir, 'kubeconfig');
-    writeFileSync(kc, target.server.kubeconfig, { mode: 0o600 });
+    // The target's folder (removed with it) holds the admin kubeconfig and the applied YAML.
+    dir = target.dir;
+    kc = target.kubeconfigPath;
     target.writeCloudConfig(Object.fromEntries(Object.entries(CLOUD).map(([n, e]) => [n, { providerID: `static://${n}`, ...e }])));
-    ccm = target.startController(['--cidr-allocator-type=MultiCIDRRangeAllocator']);
+    ccm = target.startRun(['--cidr-allocator-type=MultiCIDRRangeAllocator']);
   });
   afterAll(async () => {
-    await target?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await target?.close();
   });
 
   it('apply (with client validation from the OpenAPI documents): the node is initialised; get -o json shows what the controller wrote', async () => {

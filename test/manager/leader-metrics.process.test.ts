@@ -2,27 +2,20 @@
 // the leader reports leader_election_master_status 1 and a follower 0; when the leader is killed
 // the follower takes over, its status turns 1 and the lease transitions it reports go up by one.
 import { afterEach, describe, expect, it } from 'vitest';
-import { Processes, type Proc } from '../helpers/processes.js';
-import { freePort, get } from '../helpers/net.js';
+import { Processes, type CliProcess } from '../kit/processes.js';
+import { freePort, get } from '../kit/net.js';
+import { eventually } from '../kit/wait.js';
 
 const ps = new Processes();
 afterEach(() => ps.cleanup());
 
-async function replica(kubeconfig: string, name: string): Promise<{ proc: Proc; scrape: () => Promise<string> }> {
+async function replica(kubeconfig: string, name: string): Promise<{ proc: CliProcess; scrape: () => Promise<string> }> {
   const port = await freePort();
   const proc = ps.start(['run', `--kubeconfig=${kubeconfig}`, '--controllers=node-ipam', `--secure-port=${port}`, '--insecure-plain-http',
     '--leader-elect-lease-duration=3s', '--leader-elect-renew-deadline=2s', '--leader-elect-retry-period=250ms',
     '--allocate-node-cidrs', '--cluster-cidr=10.200.0.0/16', '--leader-elect-resource-name', name]);
   await proc.waitFor((l) => /^serving \/metrics/.test(l.msg), 15_000, 'serving');
   return { proc, scrape: async () => (await get(`http://127.0.0.1:${port}/metrics`)).body };
-}
-
-async function eventually(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('leader_election_master_status and the lease transitions on /metrics', () => {
@@ -45,7 +38,7 @@ describe('leader_election_master_status and the lease transitions on /metrics', 
 
     a.proc.kill('SIGKILL');
     await b.proc.waitFor((l) => l.msg === 'acquired the lease', 15_000, 'b takes over');
-    await eventually(async () => status(1).test(await b.scrape()), 5000, 'b reports 1');
+    await eventually(async () => status(1).test(await b.scrape()), { timeoutMs: 5000, intervalMs: 100, what: 'b reports 1' });
     expect(await b.scrape()).toMatch(transitions(1));
   }, 60_000);
 });

@@ -3,14 +3,15 @@
 // exit 1 within 2 s of "stopped leading"; SIGTERM must end the process with 0 within
 // --shutdown-grace-period, whatever the API server does.
 import { afterEach, describe, expect, it } from 'vitest';
-import { Processes, type LogLine, type Proc } from '../helpers/processes.js';
-import { freePort, get } from '../helpers/net.js';
+import { Processes, type CliProcess, type LogLine } from '../kit/processes.js';
+import { freePort, get } from '../kit/net.js';
+import { eventually } from '../kit/wait.js';
 
 const ps = new Processes();
 afterEach(() => ps.cleanup());
 
 /** The issue's flags: a 4 s lease, node IPAM with a cluster CIDR, no cloud-node (no provider needed). */
-function startRun(kubeconfig: string, extra: string[] = []): Proc {
+function startRun(kubeconfig: string, extra: string[] = []): CliProcess {
   return ps.start(['run', `--kubeconfig=${kubeconfig}`, '--controllers=node-ipam', '--secure-port=0',
     '--leader-elect-lease-duration=4s', '--leader-elect-renew-deadline=3s', '--leader-elect-retry-period=500ms',
     '--allocate-node-cidrs', '--cluster-cidr=10.200.0.0/16', ...extra]);
@@ -20,6 +21,17 @@ const acquired = (l: LogLine): boolean => l.msg === 'acquired the lease';
 /** The deadline's log line: the process gave up waiting rather than finishing its stop. */
 const gaveUp = (l: LogLine): boolean => /^still stopping after/.test(l.msg);
 
+/** The replica logs "stopped leading" (lost) within `ms`, then exits 1 within 2 s of it, cancelled rather than cut off. */
+async function expectDeposedExit(run: CliProcess, ms: number): Promise<void> {
+  const stopped = await run.waitFor((l) => l.msg === 'stopped leading', ms, 'stopped leading');
+    expect(stopped.reason, run.stdout).toBe('lost');
+    expect(await run.exitWithin(10_000), run.stdout).toBe(1);
+    // Both times as this process saw them, so a busy test runner's own lag cancels out.
+    expect((run.exitedAt as number) - stopped.seenAt, run.stdout).toBeLessThanOrEqual(2000);
+    // Cancelled, not cut off by the exit deadline.
+    expect(run.lines.filter(gaveUp), run.stdout).toEqual([]);
+}
+
 describe('a deposed replica exits 1 within 2 s, whatever the API server does', () => {
   it('frozen right after acquiring the lease, resumed with the API server gone for good', async () => {
     const api = await ps.apiserver();
@@ -28,16 +40,10 @@ describe('a deposed replica exits 1 within 2 s, whatever the API server does', (
     run.kill('SIGSTOP');
     api.proc.kill('SIGKILL');
     await api.proc.exited;
-    // Frozen past the renew deadline (3 s) and the lease (4 s).
+    // Frozen past the renew deadline (3 s) and the lease (4 s): time waited out on purpose.
     await new Promise((r) => setTimeout(r, 4500));
     run.kill('SIGCONT');
-    const stopped = await run.waitFor((l) => l.msg === 'stopped leading', 5000, 'stopped leading');
-    expect(stopped.reason, run.stdout).toBe('lost');
-    expect(await run.exitWithin(10_000), run.stdout).toBe(1);
-    // Both times as this process saw them, so a busy test runner's own lag cancels out.
-    expect((run.exitedAt as number) - stopped.seenAt, run.stdout).toBeLessThanOrEqual(2000);
-    // Cancelled, not cut off by the exit deadline.
-    expect(run.lines.filter(gaveUp), run.stdout).toEqual([]);
+    await expectDeposedExit(run, 5000);
   }, 40_000);
 
   it('losing the lease while start-up is stuck in an API outage (not frozen)', async () => {
@@ -47,13 +53,7 @@ describe('a deposed replica exits 1 within 2 s, whatever the API server does', (
     api.proc.kill('SIGKILL');
     // Start-up begins after the takeover delay and blocks in node IPAM's re-list; renewals fail
     // until the renew deadline ends the term.
-    const stopped = await run.waitFor((l) => l.msg === 'stopped leading', 10_000, 'stopped leading');
-    expect(stopped.reason, run.stdout).toBe('lost');
-    expect(await run.exitWithin(10_000), run.stdout).toBe(1);
-    // Both times as this process saw them, so a busy test runner's own lag cancels out.
-    expect((run.exitedAt as number) - stopped.seenAt, run.stdout).toBeLessThanOrEqual(2000);
-    // Cancelled, not cut off by the exit deadline.
-    expect(run.lines.filter(gaveUp), run.stdout).toEqual([]);
+    await expectDeposedExit(run, 10_000);
   }, 40_000);
 });
 
@@ -76,8 +76,8 @@ describe('SIGTERM exits 0 within --shutdown-grace-period, whatever the API serve
     const run = startRun(api.kubeconfig, ['--leader-elect=false', '--shutdown-grace-period=2s']);
     await run.waitFor((l) => l.msg === 'starting controllers', 15_000, 'starting controllers');
     api.proc.kill('SIGKILL');
+    // Half a second with the API server gone: still starting, node IPAM never got to load its allocator.
     await new Promise((r) => setTimeout(r, 500));
-    // Still starting: node IPAM never got to load its allocator.
     expect(run.lines.some((l) => l.msg === 'allocator loaded from existing nodes'), run.stdout).toBe(false);
     const sent = Date.now();
     run.kill('SIGTERM');
@@ -118,12 +118,10 @@ describe('/livez while a shutdown is stuck', () => {
     api.proc.kill('SIGSTOP');
     run.kill('SIGTERM');
     // The lease release hangs on the frozen API server: the shutdown is stuck.
-    let live = await get(`http://127.0.0.1:${port}/livez?verbose`);
-    const until = Date.now() + 5000;
-    while (live.status === 200 && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 200));
-      live = await get(`http://127.0.0.1:${port}/livez?verbose`);
-    }
+    const live = await eventually(async () => {
+      const r = await get(`http://127.0.0.1:${port}/livez?verbose`);
+      return r.status !== 200 && r;
+    }, { timeoutMs: 5000, intervalMs: 200, what: '/livez to fail' });
     expect(live.status).toBe(500);
     expect(live.body).toMatch(/\[-\]shutdown failed: shutting down for [\d.]+ s; pending: /);
     expect(await run.exitWithin(10_000), run.stdout).toBe(0);

@@ -2,13 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { FakeProvider } from '../../providers/fake/fake.js';
 import { resolveRunOptions, type RawRunFlags } from '../../src/manager/options.js';
-import { useManagerCluster } from '../helpers/manager-double.js';
+import { useDouble, createNode } from '../kit/double.js';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../src/model/node.js';
-import { ip } from '../controllers/builders.js';
-import { until } from '../controllers/memory-nodes.js';
-import { createNode } from '../controllers/harness.js';
+import { ip } from '../kit/nodes.js';
+import { eventually } from '../kit/wait.js';
 
-const cluster = useManagerCluster();
+const cluster = useDouble();
 
 const FAST_LEASE: RawRunFlags = {
   leaderElectLeaseDuration: '1500ms', leaderElectRenewDeadline: '1s', leaderElectRetryPeriod: '200ms',
@@ -24,7 +23,7 @@ function start(name: string, cloud: FakeProvider, flags: RawRunFlags = {}) {
   const options = resolveRunOptions({
     cloudProvider: 'fake', allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', serviceClusterIpRange: '10.96.0.0/12', ...FAST_LEASE, ...flags,
   });
-  return cluster.run(options, { provider: cloud, identity: name, userAgent: `ccm-${name}`, watchStaleAfterMs: 5000 });
+  return cluster.runManager(options, { provider: cloud, identity: name, userAgent: `ccm-${name}`, watchStaleAfterMs: 5000 });
 }
 
 function nodes(): NodeObject[] {
@@ -47,11 +46,11 @@ describe('ControllerManager', () => {
     // The Service range lies inside the cluster CIDR: its 16 /24 blocks are never handed out.
     start('a', cloud, { serviceClusterIpRange: '10.244.0.0/20' });
     for (let i = 0; i < 10; i++) createNode(cluster.api, { name: `n${i}` });
-    await until(() => allInitialised(10), 10_000, 'all nodes initialised');
+    await eventually(() => allInitialised(10), { timeoutMs: 10_000, what: 'all nodes initialised' });
     expectUniquePodCIDRs();
     const patches = cluster.api.count({ verb: 'patch', resource: 'nodes', userAgent: 'ccm-a' });
     expect(patches).toBe(20);
-    await until(() => cluster.api.count({ verb: 'create', resource: 'events' }) >= 10);
+    await eventually(() => cluster.api.count({ verb: 'create', resource: 'events' }) >= 10);
     expect(cluster.api.count({ verb: 'create', resource: 'events' })).toBe(10);
     expect(cluster.api.count({ verb: 'update', resource: 'nodes' })).toBe(0);
     for (const n of nodes()) {
@@ -64,17 +63,17 @@ describe('ControllerManager', () => {
   it('two processes: exactly one writes; when it stops, the other takes over without duplicate pod CIDRs', async () => {
     const cloud = cloudFor(12);
     const a = start('a', cloud);
-    await until(() => a.manager.isLeading(), 5000, 'a leads');
+    await eventually(() => a.manager.isLeading(), { timeoutMs: 5000, what: 'a leads' });
     const b = start('b', cloud);
     for (let i = 0; i < 6; i++) createNode(cluster.api, { name: `n${i}` });
-    await until(() => allInitialised(6), 10_000, 'first half');
+    await eventually(() => allInitialised(6), { timeoutMs: 10_000, what: 'first half' });
     expect(cluster.api.count({ verb: 'patch', resource: 'nodes', userAgent: 'ccm-b' })).toBe(0);
     expect(b.manager.isLeading()).toBe(false);
     a.abort.abort();
     expect(await a.done).toBe('cancelled');
-    await until(() => b.manager.isLeading(), 5000, 'b takes over');
+    await eventually(() => b.manager.isLeading(), { timeoutMs: 5000, what: 'b takes over' });
     for (let i = 6; i < 12; i++) createNode(cluster.api, { name: `n${i}` });
-    await until(() => allInitialised(12), 10_000, 'second half');
+    await eventually(() => allInitialised(12), { timeoutMs: 10_000, what: 'second half' });
     expectUniquePodCIDRs();
     const lease = cluster.api.store.get('leases.coordination.k8s.io', 'node-address-ccm', 'kube-system') as { spec: Record<string, unknown> };
     expect(lease.spec.holderIdentity).toBe('b');
@@ -85,7 +84,7 @@ describe('ControllerManager', () => {
   it('a leader that cannot renew stops writing and exits lost; a write in flight at failover causes no duplicate', async () => {
     const cloud = cloudFor(16);
     const a = start('a', cloud);
-    await until(() => a.manager.isLeading(), 5000, 'a leads');
+    await eventually(() => a.manager.isLeading(), { timeoutMs: 5000, what: 'a leads' });
     // A's node writes are slow (still inside its write timeout), and its renewals start failing.
     cluster.api.faults.inject({ userAgent: 'ccm-a', resource: 'nodes', verb: 'patch', latencyMs: 300 });
     cluster.api.faults.inject({ userAgent: 'ccm-a', resource: 'leases.coordination.k8s.io', status: 500 });
@@ -96,7 +95,7 @@ describe('ControllerManager', () => {
     // this process) has read them all: let those arrive; after that, nothing more may.
     await new Promise((r) => setTimeout(r, 200));
     const writesAfterLoss = cluster.api.count({ userAgent: 'ccm-a', verb: 'patch', resource: 'nodes' });
-    await until(() => allInitialised(16), 15_000, 'b finishes');
+    await eventually(() => allInitialised(16), { timeoutMs: 15_000, what: 'b finishes' });
     expectUniquePodCIDRs();
     expect(cluster.api.count({ userAgent: 'ccm-a', verb: 'patch', resource: 'nodes' })).toBe(writesAfterLoss);
   });
@@ -108,7 +107,7 @@ describe('ControllerManager', () => {
     cluster.api.faults.inject({ userAgent: 'ccm-first', resource: 'nodes', verb: 'patch', latencyMs: 50 });
     const first = start('first', cloud, { leaderElect: 'false', concurrentNodeSyncs: '1' });
     for (let i = 0; i < 20; i++) createNode(cluster.api, { name: `n${i}` });
-    await until(() => nodes().filter((n) => nodePodCIDRs(n).length > 0).length >= 3, 10_000, 'some nodes done');
+    await eventually(() => nodes().filter((n) => nodePodCIDRs(n).length > 0).length >= 3, { timeoutMs: 10_000, what: 'some nodes done' });
     cluster.api.faults.inject({ userAgent: 'ccm-first', resource: 'nodes', verb: 'patch', status: 500 });
     first.abort.abort();
     await first.done;
@@ -116,7 +115,7 @@ describe('ControllerManager', () => {
     expect(doneByFirst).toBeGreaterThanOrEqual(3);
     expect(doneByFirst).toBeLessThan(20);
     start('second', cloud, { leaderElect: 'false' });
-    await until(() => allInitialised(20), 15_000, 'all nodes after restart');
+    await eventually(() => allInitialised(20), { timeoutMs: 15_000, what: 'all nodes after restart' });
     expectUniquePodCIDRs();
   });
 
@@ -126,7 +125,7 @@ describe('ControllerManager', () => {
     createNode(cluster.api, { name: 'n1', tainted: false, addresses: [ip('10.1.0.2')], podCIDRs: ['10.244.0.0/24'] });
     createNode(cluster.api, { name: 'n2' });
     start('a', cloud);
-    await until(() => allInitialised(3), 10_000, 'all three');
+    await eventually(() => allInitialised(3), { timeoutMs: 10_000, what: 'all three' });
     expectUniquePodCIDRs();
     expect(nodes().find((n) => n.metadata.name === 'n1')!.spec?.podCIDRs).toEqual(['10.244.0.0/24']);
   });
@@ -136,9 +135,9 @@ describe('ControllerManager', () => {
     createNode(cluster.api, { name: 'n0', tainted: false, addresses: [ip('10.1.0.1')], podCIDRs: ['10.244.0.0/24'] });
     const options = resolveRunOptions({ cloudProvider: 'fake', allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', leaderElect: 'false' });
     const order: string[] = [];
-    const r = cluster.run(options, { provider: cloud, auditIntervalMs: 100 });
+    const r = cluster.runManager(options, { provider: cloud, auditIntervalMs: 100 });
     r.manager.beforeLargeAllocation = () => order.push('settle');
-    await until(() => order.length >= 2, 10_000, 'two audits');
+    await eventually(() => order.length >= 2, { timeoutMs: 10_000, what: 'two audits' });
     expect(order.every((o) => o === 'settle')).toBe(true);
   });
 
@@ -173,13 +172,13 @@ describe('ControllerManager', () => {
     const cloud = new SlowCloud();
     cloud.setInstance('n0', { addresses: [ip('10.1.0.1')] });
     const a = start('a', cloud);
-    await until(() => a.manager.isLeading() && a.manager.controllers().cloudNode !== undefined, 5000, 'a leads');
+    await eventually(() => a.manager.isLeading() && a.manager.controllers().cloudNode !== undefined, { timeoutMs: 5000, what: 'a leads' });
     const cloudNode = a.manager.controllers().cloudNode!;
     createNode(cluster.api, { name: 'n0' });
-    await until(() => calls > 0, 5000, 'a provider call in flight');
+    await eventually(() => calls > 0, { timeoutMs: 5000, what: 'a provider call in flight' });
     cluster.api.faults.inject({ userAgent: 'ccm-a', resource: 'leases.coordination.k8s.io', status: 500 });
     // The cloud answers a little after leadership is lost.
-    void until(() => !a.manager.isLeading(), 10_000, 'leadership lost').then(() => setTimeout(open, 300));
+    void eventually(() => !a.manager.isLeading(), { timeoutMs: 10_000, what: 'leadership lost' }).then(() => setTimeout(open, 300));
     expect(await a.done).toBe('lost');
     expect(cloudNode.aliveWorkers()).toBe(0);
   });

@@ -2,13 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { registerUninitializedNodeMetrics, uninitializedSummary } from '../../src/manager/uninitialized-metrics.js';
 import type { NodeObject } from '../../src/model/node.js';
-import { makeNode } from '../controllers/builders.js';
+import { makeNode } from '../kit/nodes.js';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');
-const node = (name: string, created: string | undefined, tainted: boolean): NodeObject => {
-  const n = makeNode({ name, tainted });
-  return { ...n, metadata: { ...n.metadata, ...(created ? { creationTimestamp: created } : {}) } };
-};
+const node = (name: string, creationTimestamp: string | undefined, tainted: boolean): NodeObject => makeNode({ name, tainted, creationTimestamp });
 
 describe('uninitializedSummary', () => {
   it.each<[string, NodeObject[], { count: number; oldestAgeSeconds: number }]>([

@@ -4,12 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { FakeProvider } from '../../providers/fake/fake.js';
 import { CACHED_NODE_ANNOTATIONS, slimNode } from '../../src/model/cached-node.js';
-import { hasUninitializedTaint, nodePodCIDRs, PROVIDED_NODE_IP_ANNOTATION, type NodeObject } from '../../src/model/node.js';
-import { POD_CIDR_POOL_ANNOTATION } from '../../src/model/node.js';
+import { hasUninitializedTaint, nodePodCIDRs, PROVIDED_NODE_IP_ANNOTATION, type NodeObject, POD_CIDR_POOL_ANNOTATION } from '../../src/model/node.js';
 import { resolveRunOptions } from '../../src/manager/options.js';
-import { useManagerCluster } from '../helpers/manager-double.js';
-import { ip } from '../controllers/builders.js';
-import { until } from '../controllers/memory-nodes.js';
+import { useDouble } from '../kit/double.js';
+import { ip } from '../kit/nodes.js';
+import { eventually } from '../kit/wait.js';
 import { realisticNode } from '../../src/sim/realistic-node.js';
 
 describe('slimNode', () => {
@@ -141,7 +140,7 @@ function keptByTransform(path: string, sample: NodeObject): boolean {
   return true;
 }
 
-const cluster = useManagerCluster();
+const cluster = useDouble();
 
 describe('the controllers read nothing the node transform drops', () => {
   it('initialise, allocate, refresh and audit over full Nodes: every property read is one slimNode keeps', async () => {
@@ -160,13 +159,18 @@ describe('the controllers read nothing the node transform drops', () => {
     create(realisticNode('fresh-2', { tainted: false }));
     create(realisticNode('held-1', { tainted: false, podCIDRs: ['10.244.9.0/24'] }));
     const options = resolveRunOptions({ cloudProvider: 'fake', controllers: '*,cloud-node-lifecycle', allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', leaderElect: 'false', nodeStatusUpdateFrequency: '300ms', nodeMonitorPeriod: '200ms' });
-    cluster.run(options, { provider: cloud, nodeTransform: (n) => recording(n, reads) as typeof n, auditIntervalMs: 200 });
+    const running = cluster.runManager(options, { provider: cloud, nodeTransform: (n) => recording(n, reads) as typeof n, auditIntervalMs: 200 });
+    // Called at the start of each audit round, which then reads every cached node.
+    let audits = 0;
+    running.manager.beforeLargeAllocation = () => audits++;
     const stored = (name: string) => cluster.api.store.get('nodes', name) as unknown as NodeObject;
-    await until(() => !hasUninitializedTaint(stored('fresh-1')) && nodePodCIDRs(stored('fresh-2')).length > 0, 10_000, 'nodes initialised and allocated');
+    await eventually(() => !hasUninitializedTaint(stored('fresh-1')) && nodePodCIDRs(stored('fresh-2')).length > 0, { timeoutMs: 10_000, what: 'nodes initialised and allocated' });
     // A refresh round with a changed cloud address, and an audit round.
     cloud.setInstance('fresh-2', { addresses: [ip('10.0.0.66')], zone: 'z1' });
-    await until(() => stored('fresh-2').status?.addresses?.some((a) => a.address === '10.0.0.66') === true, 10_000, 'refresh');
-    await new Promise((r) => setTimeout(r, 400));
+    await eventually(() => stored('fresh-2').status?.addresses?.some((a) => a.address === '10.0.0.66') === true, { timeoutMs: 10_000, what: 'refresh' });
+    // Two audit rounds after the refresh: the second is sure to read the refreshed cache.
+    const auditsBefore = audits;
+    await eventually(() => audits >= auditsBefore + 2, { timeoutMs: 5000, what: 'two audit rounds' });
     const sample = realisticNode('sample', { nodeIP: '10.0.0.5', podCIDRs: ['10.244.1.0/24'], tainted: true });
     const dropped = [...reads].filter((p) => !keptByTransform(p, sample)).sort();
     expect(reads.size).toBeGreaterThan(5);

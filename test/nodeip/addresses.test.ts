@@ -18,6 +18,18 @@ function fromKubeletFlag(flag: string | undefined, cloud: NodeAddress[]): { anno
 
 type KepRow = [flag: string | undefined, annotation: string | undefined, result: string[] | { error: string }, stack: string | undefined];
 
+/** A KEP table row against `cloud`: the annotation kubelet writes, then the addresses and their stack, or the error. */
+function expectKepRow(cloud: NodeAddress[], [flag, annotation, result, stack]: KepRow): void {
+  expect(parseKubeletNodeIPFlag(flag).annotation).toBe(annotation);
+  if ('error' in result) {
+    expect(() => fromKubeletFlag(flag, cloud)).toThrow(new NodeIPError(result.error));
+    return;
+  }
+  const { addresses } = fromKubeletFlag(flag, cloud);
+  expect(addresses).toEqual(result.map(int));
+  expect(describeStack(addresses)).toBe(stack);
+}
+
 describe('KEP-3705 example: cloud has 1.2.3.4, 5.6.7.8, abcd::1234, abcd::5678', () => {
   const cloud = ['1.2.3.4', '5.6.7.8', 'abcd::1234', 'abcd::5678'].map(int);
   const rows: KepRow[] = [
@@ -29,16 +41,7 @@ describe('KEP-3705 example: cloud has 1.2.3.4, 5.6.7.8, abcd::1234, abcd::5678',
     ['abcd::5678', 'abcd::5678', ['abcd::5678'], 'single-stack IPv6'],
     ['1.2.3.4,abcd::1234', '1.2.3.4,abcd::1234', ['1.2.3.4', 'abcd::1234'], 'dual-stack IPv4-primary'],
   ];
-  it.each(rows)('--node-ip %j: annotation %j, addresses %j (%s)', (flag, annotation, result, stack) => {
-    expect(parseKubeletNodeIPFlag(flag).annotation).toBe(annotation);
-    if ('error' in result) {
-      expect(() => fromKubeletFlag(flag, cloud)).toThrow(new NodeIPError(result.error));
-      return;
-    }
-    const { addresses } = fromKubeletFlag(flag, cloud);
-    expect(addresses).toEqual(result.map(int));
-    expect(describeStack(addresses)).toBe(stack);
-  });
+  it.each(rows)('--node-ip %j: annotation %j, addresses %j (%s)', (...row) => expectKepRow(cloud, row));
 });
 
 describe('KEP-3705 example: cloud has only 1.2.3.4, 5.6.7.8', () => {
@@ -52,16 +55,7 @@ describe('KEP-3705 example: cloud has only 1.2.3.4, 5.6.7.8', () => {
     ['abcd::5678', 'abcd::5678', { error: 'failed to get node address from cloud provider that matches ip: abcd::5678' }, undefined],
     ['1.2.3.4,abcd::1234', '1.2.3.4,abcd::1234', { error: 'failed to get node address from cloud provider that matches ip: abcd::1234' }, undefined],
   ];
-  it.each(rows)('--node-ip %j: annotation %j, addresses %j (%s)', (flag, annotation, result, stack) => {
-    expect(parseKubeletNodeIPFlag(flag).annotation).toBe(annotation);
-    if ('error' in result) {
-      expect(() => fromKubeletFlag(flag, cloud)).toThrow(new NodeIPError(result.error));
-      return;
-    }
-    const { addresses } = fromKubeletFlag(flag, cloud);
-    expect(addresses).toEqual(result.map(int));
-    expect(describeStack(addresses)).toBe(stack);
-  });
+  it.each(rows)('--node-ip %j: annotation %j, addresses %j (%s)', (...row) => expectKepRow(cloud, row));
 });
 
 describe('KEP-3705 example: InternalIPs 10.0.0.1, 10.0.0.2, fd00::1, fd00::2 and ExternalIP 192.168.0.1', () => {

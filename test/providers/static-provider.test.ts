@@ -1,10 +1,11 @@
-import { describe, it, expect, afterEach, vi } from 'vitest';
+import { describe, it, expect, afterEach } from 'vitest';
 import { mkdtemp, rename, rm, symlink, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { StaticProvider } from '../../providers/static/provider.js';
 import { createProvider } from '../../providers/index.js';
 import type { ProviderLogger } from '../../providers/types.js';
+import { eventually } from '../kit/wait.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -79,7 +80,7 @@ describe('StaticProvider', () => {
     const p = await open(file);
     expect(p.generation).toBe(1);
     await writeFile(file, cfg('10.0.0.2'));
-    await vi.waitFor(async () => expect(await addressOf(p)).toBe('10.0.0.2'), { timeout: 5000, interval: 20 });
+    await eventually(async () => expect(await addressOf(p)).toBe('10.0.0.2'), { timeoutMs: 5000, intervalMs: 20 });
     expect(p.generation).toBe(2);
   });
 
@@ -92,7 +93,7 @@ describe('StaticProvider', () => {
     p.onReload((g) => seen.push(g));
     await writeFile(path.join(dir, '.cloud.yaml.tmp'), cfg('fd00::0:2'));
     await rename(path.join(dir, '.cloud.yaml.tmp'), file);
-    await vi.waitFor(async () => expect(await addressOf(p)).toBe('fd00::2'), { timeout: 5000, interval: 20 });
+    await eventually(async () => expect(await addressOf(p)).toBe('fd00::2'), { timeoutMs: 5000, intervalMs: 20 });
     expect(seen).toEqual([2]);
   });
 
@@ -107,7 +108,7 @@ describe('StaticProvider', () => {
     await writeFile(path.join(dir, '..v2', 'cloud.yaml'), cfg('10.0.0.3'));
     await symlink('..v2', path.join(dir, '..data_tmp'));
     await rename(path.join(dir, '..data_tmp'), path.join(dir, '..data'));
-    await vi.waitFor(async () => expect(await addressOf(p)).toBe('10.0.0.3'), { timeout: 5000, interval: 20 });
+    await eventually(async () => expect(await addressOf(p)).toBe('10.0.0.3'), { timeoutMs: 5000, intervalMs: 20 });
   });
 
   it('keeps the last good config after a bad reload and logs the field', async () => {
@@ -116,7 +117,7 @@ describe('StaticProvider', () => {
     const logger = recordingLogger();
     const p = await open(file, logger);
     await writeFile(file, cfg('10.0.0.999'));
-    await vi.waitFor(() => expect(p.lastError?.message).toMatch(/nodes\.node-a\.addresses\[0\]\.address.*"10\.0\.0\.999"/), { timeout: 5000, interval: 20 });
+    await eventually(() => expect(p.lastError?.message).toMatch(/nodes\.node-a\.addresses\[0\]\.address.*"10\.0\.0\.999"/), { timeoutMs: 5000, intervalMs: 20 });
     expect(await addressOf(p)).toBe('10.0.0.1');
     expect(p.generation).toBe(1);
     expect(logger.errors.some((e) => e.obj.field === 'nodes.node-a.addresses[0].address')).toBe(true);
@@ -126,7 +127,7 @@ describe('StaticProvider', () => {
     expect(logger.errors).toHaveLength(1);
     // A fixed file is picked up again and clears the error.
     await writeFile(file, cfg('10.0.0.4'));
-    await vi.waitFor(async () => expect(await addressOf(p)).toBe('10.0.0.4'), { timeout: 5000, interval: 20 });
+    await eventually(async () => expect(await addressOf(p)).toBe('10.0.0.4'), { timeoutMs: 5000, intervalMs: 20 });
     expect(p.lastError).toBeUndefined();
   });
 
@@ -135,9 +136,9 @@ describe('StaticProvider', () => {
     await writeFile(file, cfg('10.0.0.1'));
     const p = await open(file);
     await writeFile(file, 'nodes: [');
-    await vi.waitFor(() => expect(p.lastError?.message).toMatch(/not valid YAML/), { timeout: 5000, interval: 20 });
+    await eventually(() => expect(p.lastError?.message).toMatch(/not valid YAML/), { timeoutMs: 5000, intervalMs: 20 });
     await writeFile(file, cfg('10.0.0.1'));
-    await vi.waitFor(() => expect(p.lastError).toBeUndefined(), { timeout: 5000, interval: 20 });
+    await eventually(() => expect(p.lastError).toBeUndefined(), { timeoutMs: 5000, intervalMs: 20 });
     expect(p.generation).toBe(1);
     expect(await addressOf(p)).toBe('10.0.0.1');
   });
@@ -161,7 +162,7 @@ describe('StaticProvider', () => {
     await writeFile(file, cfg('10.0.0.1'));
     const p = await open(file, undefined, false);
     await writeFile(file, cfg('10.0.0.6'));
-    await vi.waitFor(async () => expect(await addressOf(p)).toBe('10.0.0.6'), { timeout: 5000, interval: 20 });
+    await eventually(async () => expect(await addressOf(p)).toBe('10.0.0.6'), { timeoutMs: 5000, intervalMs: 20 });
   });
 
   /** A provider polling every 30 ms (no fs.watch), with the given statTrustMs, over a fresh file. */
@@ -176,16 +177,17 @@ describe('StaticProvider', () => {
   it('a poll of an unchanged, settled file reads only its stat; an in-place edit is still read', async () => {
     const { file, p } = await polling(0);
     // The start-up read, then one poll's read that finds it settled; after that, stats only.
-    await vi.waitFor(() => expect(p.reads).toBe(2), { timeout: 2000 });
+    await eventually(() => expect(p.reads).toBe(2), { timeoutMs: 2000 });
+    // Ten polls' time: none of them may read the file again.
     await new Promise((r) => setTimeout(r, 300));
     expect(p.reads).toBe(2);
     await writeFile(file, cfg('10.0.0.2'));
-    await vi.waitFor(async () => expect(await addressOf(p)).toBe('10.0.0.2'), { timeout: 2000 });
+    await eventually(async () => expect(await addressOf(p)).toBe('10.0.0.2'), { timeoutMs: 2000 });
   });
 
   it('a file changed less than statTrustMs before it was read is read again at every poll', async () => {
     const { p } = await polling(60_000);
-    await vi.waitFor(() => expect(p.reads).toBeGreaterThanOrEqual(6), { timeout: 2000 });
+    await eventually(() => expect(p.reads).toBeGreaterThanOrEqual(6), { timeoutMs: 2000 });
   });
 
   it('stops reloading after close', async () => {

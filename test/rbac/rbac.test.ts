@@ -25,14 +25,15 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRbacYaml, withBootstrapRoles, type DetailedCounterRow, type FaultHandle, type RbacPolicy } from '../../src/sim/apiserver/index.js';
 import type { NodeAddress } from '../../src/model/node-address.js';
-import { repoRoot } from '../helpers/cli.js';
+import { E2E_POLL_MS } from '../e2e/support/assert.js';
 import { E2ECluster, hasTaint, podCIDRsOf, UNINITIALIZED_TAINT_KEY } from '../e2e/support/cluster.js';
-import { startControllerManager, type ControllerProcess } from '../e2e/support/controller.js';
-import { defaultRunArgs, startDoubleTarget, type DoubleTarget, type StaticNodeEntry } from '../e2e/support/double.js';
 import { runPrefix } from '../e2e/support/target.js';
-import { consistently, eventually } from '../e2e/support/wait.js';
+import { repoRoot } from '../kit/cli.js';
+import { defaultRunArgs, startDoubleTarget, type DoubleTarget, type StaticNodeEntry } from '../kit/double.js';
+import { freePort, get } from '../kit/net.js';
+import type { CliProcess } from '../kit/processes.js';
+import { consistently, eventually } from '../kit/wait.js';
 import { grantKey, grantsFor, withoutVerb } from './support/grants.js';
-import { freePort, get } from '../helpers/net.js';
 
 const SA_USER = 'system:serviceaccount:kube-system:node-address-ccm';
 const SA_GROUPS = ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'];
@@ -83,7 +84,7 @@ type CloudEntry = StaticNodeEntry & { shutdown?: boolean };
 interface Run {
   target: DoubleTarget;
   cluster: E2ECluster;
-  ccm: ControllerProcess;
+  ccm: CliProcess;
   prefix: string;
   /** https://127.0.0.1:<port> of the process's /metrics and health paths. */
   url: string;
@@ -110,7 +111,7 @@ async function startRun(policy: RbacPolicy, nodes: Record<string, CloudEntry>, e
   writeCloud(nodes);
   const args = defaultRunArgs(kubeconfigPath, target.cloudConfigPath).filter((a) => !a.startsWith('--leader-elect') && !a.startsWith('--secure-port'));
   const port = await freePort();
-  const ccm = startControllerManager([
+  const ccm = target.start(['run',
     ...args,
     `--secure-port=${port}`,
     '--bind-address=127.0.0.1',
@@ -129,21 +130,21 @@ async function stopRun(run: Run | undefined): Promise<void> {
   if (!run) return;
   await run.ccm.stop();
   await run.cluster.cleanup();
-  await run.target.stop();
+  await run.target.close();
 }
 
 /** The double's answered requests of the ServiceAccount (resource and non-resource rows). */
-const saRows = (run: Run): DetailedCounterRow[] => run.target.server.detailedCounters().filter((r) => r.user === SA_USER);
+const saRows = (run: Run): DetailedCounterRow[] => run.target.api.detailedCounters().filter((r) => r.user === SA_USER);
 /**
  * The kubelet of a node stops reporting: its Ready condition goes Unknown, as the node lifecycle
  * controller of kube-controller-manager sets it. Written into the double's store directly (no
  * request, so nothing is counted); get and update run synchronously, so nothing writes between.
  */
 function kubeletStopped(run: Run, name: string): void {
-  const node = run.target.server.store.get('nodes', name) as unknown as { status: { conditions?: Array<{ type: string }> } };
+  const node = run.target.api.store.get('nodes', name) as unknown as { status: { conditions?: Array<{ type: string }> } };
   const others = (node.status.conditions ?? []).filter((c) => c.type !== 'Ready');
   node.status.conditions = [...others, { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' } as { type: string }];
-  run.target.server.store.update('nodes', node, { subresource: 'status' });
+  run.target.api.store.update('nodes', node, { subresource: 'status' });
 }
 
 const describeRow = (r: DetailedCounterRow): string => `${r.code} ${r.verb} ${r.resource}${r.subresource ? `/${r.subresource}` : ''}${r.group ? `.${r.group}` : ''} ×${r.count}`;
@@ -166,14 +167,14 @@ describe.each(SETUPS)('RBAC of %s, as the node-address-ccm ServiceAccount', (_ti
   let run: Run;
   let conflict: FaultHandle;
   const log = (): string => `controller manager output (tail):\n${run?.ccm.tail(60) ?? ''}`;
-  const wait = { timeoutMs: 30_000, describe: log };
+  const wait = { timeoutMs: 30_000, intervalMs: E2E_POLL_MS, describe: log };
 
   beforeAll(async () => {
     // With cloud-node-lifecycle, two more machines: `gone` leaves the cloud-config, `off` is powered off.
     const lifecycleNodes: Record<string, CloudEntry> = setup.lifecycle ? { gone: { addresses: [I('10.0.0.20')] }, off: { addresses: [I('10.0.0.21')] } } : {};
     run = await startRun(policy, { a: { addresses: DUAL }, b: { addresses: DUAL }, stuck: { addresses: DUAL }, ...lifecycleNodes }, setup.args);
     // One write conflict on a node patch: the controller re-reads the node (get nodes) and re-plans.
-    conflict = run.target.server.faults.inject({ verb: 'patch', resource: 'nodes', subresource: '', status: 409, count: 1 });
+    conflict = run.target.api.faults.inject({ verb: 'patch', resource: 'nodes', subresource: '', status: 409, count: 1 });
     await run.cluster.registerFakeNode({ name: `${run.prefix}-a`, cloudProviderExternal: true, hostIPs: ['10.0.0.1', 'fd00::1'] });
     await run.cluster.registerFakeNode({ name: `${run.prefix}-b`, nodeIP: 'fd00::1,10.0.0.1', cloudProviderExternal: true, hostIPs: ['10.0.0.1', 'fd00::1'] });
     // Its --node-ip is not the cloud's: repeated Warning events exercise the event aggregation (patch).
@@ -207,7 +208,7 @@ describe.each(SETUPS)('RBAC of %s, as the node-address-ccm ServiceAccount', (_ti
       await eventually(async () => expect(await run.cluster.nodeExists(gone)).toBe(false), wait);
       await eventually(async () => expect(hasTaint(await run.cluster.getNode(off), SHUTDOWN_TAINT_KEY)).toBe(true), wait);
       expect((await run.cluster.nodeEvents(gone)).map((e) => e.reason)).toContain('DeletingNode');
-      expect(run.target.server.count({ user: SA_USER, verb: 'delete', resource: 'nodes', code: 200 })).toBe(1);
+      expect(run.target.api.count({ user: SA_USER, verb: 'delete', resource: 'nodes', code: 200 })).toBe(1);
     }
     // The lease was renewed at least once, and a repeated event was aggregated.
     await eventually(() => expect(saRows(run).some((r) => r.verb === 'update' && r.resource === 'leases' && r.code < 300)).toBe(true), wait);
@@ -228,17 +229,17 @@ describe.each(SETUPS)('RBAC of %s, as the node-address-ccm ServiceAccount', (_ti
       return Object.fromEntries([...m].sort());
     };
     const arrived = (): Record<string, number> =>
-      byKey(run.target.server.counters().filter((r) => r.resource !== '' && r.userAgent !== 'e2e-suite' && r.userAgent !== 'kubelet-simulator'));
-    await eventually(() => expect(byKey(saRows(run).filter((r) => r.resource !== ''))).toEqual(arrived()), { timeoutMs: 5_000, describe: log });
+      byKey(run.target.api.counters().filter((r) => r.resource !== '' && r.userAgent !== 'e2e-suite' && r.userAgent !== 'kubelet-simulator'));
+    await eventually(() => expect(byKey(saRows(run).filter((r) => r.resource !== ''))).toEqual(arrived()), { timeoutMs: 5_000, intervalMs: E2E_POLL_MS, describe: log });
 
     const rows = saRows(run);
-    expect(run.target.server.count({ user: SA_USER })).toBeGreaterThan(0);
+    expect(run.target.api.count({ user: SA_USER })).toBeGreaterThan(0);
     // 403 is what the double answers an RBAC denial with (recorded for the authenticated user);
     // a 401 is never counted (an unknown token has no user), and the ServiceAccount's token is the
     // double's own, so 401 is listed for completeness only.
     const refused = rows.filter((r) => r.code === 401 || r.code === 403).map(describeRow);
     expect(refused, 'requests refused by RBAC').toEqual([]);
-    expect(run.target.server.count({ user: SA_USER, code: 403 }) + run.target.server.count({ user: SA_USER, code: 401 })).toBe(0);
+    expect(run.target.api.count({ user: SA_USER, code: 403 }) + run.target.api.count({ user: SA_USER, code: 401 })).toBe(0);
 
     // With the bootstrap ClusterRoles rbac.yaml binds (system:auth-delegator), as the double authorizes.
     const grants = grantsFor(withBootstrapRoles(policy), SA_USER, SA_GROUPS);
@@ -263,7 +264,7 @@ describe('cloud-node-lifecycle with deploy/base alone (no deploy/node-lifecycle)
   const policy = readPolicy(RBAC_FILE);
   let run: Run;
   const log = (): string => `controller manager output (tail):\n${run?.ccm.tail(60) ?? ''}`;
-  const wait = { timeoutMs: 30_000, describe: log };
+  const wait = { timeoutMs: 30_000, intervalMs: E2E_POLL_MS, describe: log };
 
   beforeAll(async () => {
     run = await startRun(policy, { a: { addresses: DUAL }, gone: { addresses: [I('10.0.0.20')] } }, LIFECYCLE_ARGS);
@@ -285,7 +286,7 @@ describe('cloud-node-lifecycle with deploy/base alone (no deploy/node-lifecycle)
     await eventually(async () => expect(podCIDRsOf(await run.cluster.getNode(gone)).length).toBeGreaterThan(0), wait);
     kubeletStopped(run, gone);
     run.writeCloud({ a: { addresses: DUAL } });
-    await eventually(() => expect(run.target.server.count({ user: SA_USER, verb: 'delete', resource: 'nodes', code: 403 })).toBeGreaterThan(0), wait);
+    await eventually(() => expect(run.target.api.count({ user: SA_USER, verb: 'delete', resource: 'nodes', code: 403 })).toBeGreaterThan(0), wait);
     await eventually(async () => {
       const failed = (await run.cluster.nodeEvents(gone)).filter((e) => e.reason === 'DeletingNodeFailed');
       expect(failed.length).toBeGreaterThan(0);
@@ -300,7 +301,7 @@ describe('cloud-node-lifecycle with deploy/base alone (no deploy/node-lifecycle)
       expect(await run.cluster.nodeExists(gone)).toBe(true);
       expect(run.ccm.exitCode()).toBeUndefined();
     }, 2_500);
-    expect(run.target.server.count({ user: SA_USER, verb: 'delete', resource: 'nodes', code: 403 })).toBeGreaterThan(1);
+    expect(run.target.api.count({ user: SA_USER, verb: 'delete', resource: 'nodes', code: 403 })).toBeGreaterThan(1);
     // That DELETE is the only request the base refuses the controllers.
     expect([...new Set(saRows(run).filter((r) => r.code === 403).map(grantKey))]).toEqual(['delete nodes']);
   });
@@ -327,9 +328,9 @@ describe('without patch on nodes/status', () => {
       () => {
         const refused = saRows(run).filter((r) => r.code === 403);
         expect(refused.map((r) => `${r.verb} ${r.resource}/${r.subresource}`)).toContain('patch nodes/status');
-        expect(run.target.server.count({ user: SA_USER, verb: 'patch', resource: 'nodes', subresource: 'status', code: 403 })).toBeGreaterThan(0);
+        expect(run.target.api.count({ user: SA_USER, verb: 'patch', resource: 'nodes', subresource: 'status', code: 403 })).toBeGreaterThan(0);
       },
-      { timeoutMs: 30_000, describe: log },
+      { timeoutMs: 30_000, intervalMs: E2E_POLL_MS, describe: log },
     );
     await consistently(async () => {
       const n = await run.cluster.getNode(`${run.prefix}-a`);

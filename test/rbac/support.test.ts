@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRbacYaml } from '../../src/sim/apiserver/index.js';
-import { repoRoot } from '../helpers/cli.js';
+import { repoRoot } from '../kit/cli.js';
 import { grantKey, grantsFor, withoutVerb } from './support/grants.js';
 
 describe('grants of deploy/base/rbac.yaml', () => {

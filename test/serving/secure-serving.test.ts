@@ -9,15 +9,14 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { kubeConfigFromString } from '../../src/kube/client.js';
 import { resolveRunOptions, type RawRunFlags } from '../../src/manager/options.js';
-import { startProcess, type RunningProcess } from '../../src/cli/commands/run-process.js';
+import type { RunningProcess } from '../../src/cli/commands/run-process.js';
 import { parseRbacYaml } from '../../src/sim/apiserver/rbac.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
 import { selfSignedCertificate } from '../../src/serving/certificate.js';
-import { silentLogger } from '../../src/log.js';
 import { UsageError } from '../../src/cli/exit-codes.js';
-import { repoRoot } from '../helpers/cli.js';
-import { freePort, get } from '../helpers/net.js';
-import { until } from '../controllers/memory-nodes.js';
+import { repoRoot } from '../kit/cli.js';
+import { useDouble } from '../kit/double.js';
+import { freePort, get } from '../kit/net.js';
+import { eventually } from '../kit/wait.js';
 
 const SA = 'system:serviceaccount:kube-system:node-address-ccm';
 const SCRAPER = 'system:serviceaccount:monitoring:prometheus';
@@ -40,33 +39,31 @@ subjects:
   - {kind: ServiceAccount, name: prometheus, namespace: monitoring}
 `;
 
-let api: ApiServerDouble | undefined;
+// Each test's double enforces an RBAC policy of its own: start() opens it.
+const cluster = useDouble({}, { open: false });
 let proc: RunningProcess | undefined;
 let dir: string | undefined;
 
 afterEach(async () => {
-  proc?.stop();
-  await proc?.done;
   proc = undefined;
-  await api?.stop();
-  api = undefined;
   if (dir) await rm(dir, { recursive: true, force: true });
   dir = undefined;
 });
 
+/** The `run` process against a double enforcing `rbacText` (a test that starts twice gets a fresh double). */
 async function start(rbacText: string, flags: RawRunFlags = {}): Promise<{ url: string; port: number }> {
-  api = await startApiServerDouble({
+  await cluster.replaceApi({
     rbac: parseRbacYaml(rbacText, 'test policy'),
     users: [{ name: SA, token: TOKENS.sa }, { name: SCRAPER, token: TOKENS.scraper }, { name: OTHER, token: TOKENS.other }],
   });
   const port = await freePort();
   const options = resolveRunOptions({ controllers: 'node-ipam', leaderElect: 'false', securePort: String(port), ...flags });
-  proc = await startProcess(options, silentLogger, { kubeConfig: kubeConfigFromString(api.kubeconfigFor(SA)) }, false);
+  proc = await cluster.startRunProcess(options, { kubeConfig: kubeConfigFromString(cluster.api.kubeconfigFor(SA)) });
   return { url: proc.health?.url ?? '', port };
 }
 
 const deployRbac = (): Promise<string> => readFile(path.join(repoRoot, 'deploy/base/rbac.yaml'), 'utf8');
-const reviews = (resource: string): number => api?.count({ user: SA, verb: 'create', resource }) ?? 0;
+const reviews = (resource: string): number => cluster.api.count({ user: SA, verb: 'create', resource });
 
 describe('secure serving with the deploy/ RBAC', () => {
   it('answers /metrics 200 to an authorized token, 403 to another, 401 without or with a bad one; health paths need none', async () => {
@@ -81,10 +78,10 @@ describe('secure serving with the deploy/ RBAC', () => {
     expect((await get(`${url}/metrics`)).status).toBe(401);
     expect((await get(`${url}/metrics`, { token: 'not-a-token' })).status).toBe(401);
     for (const p of ['/healthz', '/livez']) expect([p, (await get(`${url}${p}`)).status]).toEqual([p, 200]);
-    await until(() => proc?.manager.notReadyReason() === undefined, 10_000, 'the process connected');
+    await eventually(() => proc?.manager.notReadyReason() === undefined, { timeoutMs: 10_000, what: 'the process connected' });
     expect((await get(`${url}/readyz`)).status).toBe(200);
     // Health paths are served without asking the API server.
-    expect(api?.count({ user: SA, verb: 'create', resource: 'tokenreviews' })).toBe(3);
+    expect(cluster.api.count({ user: SA, verb: 'create', resource: 'tokenreviews' })).toBe(3);
   });
 
   it('caches reviews: repeated scrapes cost one TokenReview and one SubjectAccessReview', async () => {
@@ -104,7 +101,7 @@ describe('secure serving with the deploy/ RBAC', () => {
     expect(withoutDelegator).not.toContain('system:auth-delegator');
     const { url } = await start(`${withoutDelegator}\n---\n${METRICS_READER}`);
     expect((await get(`${url}/metrics`, { token: TOKENS.scraper })).status).toBe(401);
-    expect(api?.count({ user: SA, verb: 'create', resource: 'tokenreviews', code: 403 })).toBe(1);
+    expect(cluster.api.count({ user: SA, verb: 'create', resource: 'tokenreviews', code: 403 })).toBe(1);
     expect((await get(`${url}/healthz`)).status).toBe(200);
   });
 
@@ -148,7 +145,6 @@ describe('TLS', () => {
     const crt = path.join(dir, 'a.crt');
     const key = path.join(dir, 'b.key');
     await expect(start(await deployRbac(), { tlsCertFile: crt, tlsPrivateKeyFile: key })).rejects.toThrow(new UsageError(`--tls-private-key-file ${key}: does not match the certificate in --tls-cert-file ${crt}`));
-    await api?.stop();
     await expect(start(await deployRbac(), { tlsCertFile: path.join(dir, 'none.crt'), tlsPrivateKeyFile: key })).rejects.toThrow(`--tls-cert-file ${path.join(dir, 'none.crt')}: cannot read: ENOENT`);
   });
 

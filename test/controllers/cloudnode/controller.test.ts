@@ -4,13 +4,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { FakeProvider } from '../../../providers/fake/fake.js';
 import { CloudNodeController } from '../../../src/controllers/cloudnode/controller.js';
-import { hasUninitializedTaint } from '../../../src/model/node.js';
+import { hasUninitializedTaint, POD_CIDR_POOL_ANNOTATION } from '../../../src/model/node.js';
 import type { PodCIDRClaims } from '../../../src/controllers/nodeipam/claims.js';
 import type { NodeWriter } from '../../../src/controllers/seams.js';
-import { POD_CIDR_POOL_ANNOTATION } from '../../../src/model/node.js';
 import { TransportError } from '../../../src/kube/errors.js';
-import { ip, KEP_DUAL_STACK, makeNode } from '../builders.js';
-import { MemoryEvents, MemoryNodes, until } from '../memory-nodes.js';
+import { ip, KEP_DUAL_STACK, makeNode } from '../../kit/nodes.js';
+import { MemoryEvents, MemoryNodes } from '../memory-nodes.js';
+import { eventually } from '../../kit/wait.js';
 
 let controllers: CloudNodeController[] = [];
 afterEach(async () => {
@@ -33,6 +33,35 @@ function setup(o: { claims?: PodCIDRClaims; allowDualStack?: boolean; workers?: 
   return { store, events, cloud, controller, registry };
 }
 
+/**
+ * A writer over `store` whose first initialising patch fails as a dropped connection would: after
+ * it landed (`lands`) or before it reached the server. `failReads`: that many reads fail first.
+ */
+function losingFirstPatch(store: MemoryNodes, o: { lands: boolean; failReads?: number }): NodeWriter {
+  let lose = true;
+  let failReads = o.failReads ?? 0;
+  return {
+    get: (n) => (failReads-- > 0 ? Promise.reject(dropped(n)) : store.read(n)),
+    patchStatus: (n, p) => store.patchStatus(n, p),
+    patch: async (n, p) => {
+      if (o.lands || !lose) await store.patch(n, p);
+      if (!lose) return;
+      lose = false;
+      throw dropped(n);
+    },
+  };
+}
+
+/** The controller over a fresh store through `writer(store)`, started with the tainted n1 (cloud: 1.2.3.4) in it. */
+function startWithN1(writer: (store: MemoryNodes) => NodeWriter) {
+  const store = new MemoryNodes();
+  const t = setup({ store, writer: writer(store) });
+  t.cloud.setInstance('n1', { addresses: [ip('1.2.3.4')] });
+  store.put(makeNode({ name: 'n1' }));
+  t.controller.start();
+  return t;
+}
+
 const initialised = (store: MemoryNodes, name: string) => () => {
   const n = store.nodes.get(name);
   return n !== undefined && !hasUninitializedTaint(n);
@@ -44,7 +73,7 @@ describe('CloudNodeController', () => {
     cloud.setInstance('n1', { addresses: KEP_DUAL_STACK, zone: 'z1', region: 'r1', instanceType: 't1' });
     store.put(makeNode({ name: 'n1', nodeIP: '1.2.3.4,abcd::1234' }));
     controller.start();
-    await until(initialised(store, 'n1'));
+    await eventually(initialised(store, 'n1'));
     const node = store.nodes.get('n1')!;
     expect(node.status?.addresses).toEqual([ip('1.2.3.4'), ip('abcd::1234'), ip('n1', 'Hostname')]);
     expect(node.spec?.providerID).toBe('fake://n1');
@@ -62,7 +91,7 @@ describe('CloudNodeController', () => {
       store.put(makeNode({ name: `n${i}` }));
     }
     controller.start();
-    await until(() => [...store.nodes.values()].every((n) => !hasUninitializedTaint(n)));
+    await eventually(() => [...store.nodes.values()].every((n) => !hasUninitializedTaint(n)));
     expect(cloud.callCount('instancesMetadata')).toBe(1);
     expect(cloud.nodesPerCall('instancesMetadata')).toEqual([20]);
   });
@@ -72,14 +101,14 @@ describe('CloudNodeController', () => {
     cloud.setInstance('n1', { addresses: [ip('1.2.3.4')] });
     store.put(makeNode({ name: 'n1', nodeIP: '9.10.11.12' }));
     controller.start();
-    await until(() => cloud.lookupsOf('n1') >= 3, 5000, 'retries');
+    await eventually(() => cloud.lookupsOf('n1') >= 3, { timeoutMs: 5000, what: 'retries' });
     expect(hasUninitializedTaint(store.nodes.get('n1')!)).toBe(true);
     expect(store.writes).toEqual([]);
     expect(events.for('n1')[0]).toMatchObject({ type: 'Warning', reason: 'ProvidedNodeIPInvalid' });
     expect(events.for('n1')[0]!.message).toContain('9.10.11.12');
     // Fixing the cloud lets the retry succeed.
     cloud.updateInstance('n1', { addresses: [ip('1.2.3.4'), ip('9.10.11.12')] });
-    await until(initialised(store, 'n1'), 5000, 'initialisation after the fix');
+    await eventually(initialised(store, 'n1'), { timeoutMs: 5000, what: 'initialisation after the fix' });
     expect(store.nodes.get('n1')!.status?.addresses).toEqual([ip('9.10.11.12'), ip('n1', 'Hostname')]);
   });
 
@@ -89,10 +118,10 @@ describe('CloudNodeController', () => {
     store.put(makeNode({ name: 'gone' }));
     store.put(makeNode({ name: 'err' }));
     controller.start();
-    await until(initialised(store, 'err'), 5000, 'err initialised after two failures');
+    await eventually(initialised(store, 'err'), { timeoutMs: 5000, what: 'err initialised after two failures' });
     expect(events.for('err').map((e) => e.reason)).toEqual(['CloudProviderError', 'CloudProviderError', 'Synced']);
     expect(events.for('err')[0]!.message).toContain('quota exceeded');
-    await until(() => events.for('gone').length >= 2);
+    await eventually(() => events.for('gone').length >= 2);
     expect(events.for('gone')[0]).toMatchObject({ type: 'Warning', reason: 'InstanceNotFound' });
     expect(store.writes.filter((w) => w.name === 'gone')).toEqual([]);
   });
@@ -112,7 +141,7 @@ describe('CloudNodeController', () => {
       }
     };
     controller.start();
-    await until(initialised(store, 'n1'));
+    await eventually(initialised(store, 'n1'));
     expect(store.nodes.get('n1')!.spec?.taints).toEqual([{ key: 'example.com/maintenance', effect: 'NoSchedule' }]);
   });
 
@@ -130,7 +159,7 @@ describe('CloudNodeController', () => {
       }
     };
     controller.start();
-    await until(initialised(store, 'n1'));
+    await eventually(initialised(store, 'n1'));
     expect(store.nodes.get('n1')!.status?.addresses).toEqual([ip('abcd::5678'), ip('n1', 'Hostname')]);
   });
 
@@ -146,7 +175,7 @@ describe('CloudNodeController', () => {
     cloud.setInstance('n1', { addresses: [ip('1.2.3.4')], zone: 'z1' });
     store.put(makeNode({ name: 'n1' }));
     controller.start();
-    await until(initialised(store, 'n1'));
+    await eventually(initialised(store, 'n1'));
     expect(store.nodes.get('n1')!.spec).toMatchObject({ podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24'] });
     // The pool goes in the same write (the audit's "allocated by node-address-ccm" mark).
     expect(store.nodes.get('n1')!.metadata.annotations?.[POD_CIDR_POOL_ANNOTATION]).toBe('flags');
@@ -160,7 +189,7 @@ describe('CloudNodeController', () => {
     cloud.setInstance('n1', { addresses: [ip('1.2.3.4')] });
     store.put(makeNode({ name: 'n1' }));
     controller.start();
-    await until(initialised(store, 'n1'));
+    await eventually(initialised(store, 'n1'));
     expect(store.nodes.get('n1')!.spec?.podCIDRs).toBeUndefined();
   });
 
@@ -168,7 +197,7 @@ describe('CloudNodeController', () => {
     const { store, cloud, controller } = setup();
     store.put(makeNode({ name: 'old', tainted: false, labels: { 'failure-domain.beta.kubernetes.io/zone': 'z9' } }));
     controller.start();
-    await until(() => store.nodes.get('old')!.metadata.labels?.['topology.kubernetes.io/zone'] === 'z9');
+    await eventually(() => store.nodes.get('old')!.metadata.labels?.['topology.kubernetes.io/zone'] === 'z9');
     expect(cloud.callCount()).toBe(0);
   });
 
@@ -191,24 +220,10 @@ describe('CloudNodeController', () => {
   });
 
   it('the initialising patch landed but its response was lost: the node is read again, one Synced event, no failure reported', async () => {
-    const store = new MemoryNodes();
-    let lose = true;
-    const writer: NodeWriter = {
-      get: (n) => store.read(n),
-      patchStatus: (n, p) => store.patchStatus(n, p),
-      // The initialising patch: it lands, its answer is lost once.
-      patch: async (n, p) => {
-        await store.patch(n, p);
-        if (!lose) return;
-        lose = false;
-        throw dropped(n);
-      },
-    };
-    const t = setup({ store, writer });
-    t.cloud.setInstance('n1', { addresses: [ip('1.2.3.4')] });
-    store.put(makeNode({ name: 'n1' }));
-    t.controller.start();
-    await until(() => t.events.for('n1').some((e) => e.reason === 'Synced'), 5000, 'Synced after the lost response');
+    // The initialising patch: it lands, its answer is lost once.
+    const t = startWithN1((store) => losingFirstPatch(store, { lands: true }));
+    const { store } = t;
+    await eventually(() => t.events.for('n1').some((e) => e.reason === 'Synced'), { timeoutMs: 5000, what: 'Synced after the lost response' });
     expect(hasUninitializedTaint(store.nodes.get('n1')!)).toBe(false);
     expect(t.events.for('n1').map((e) => e.reason)).toEqual(['Synced']);
     // The write is never repeated, and the event is not emitted twice.
@@ -218,51 +233,20 @@ describe('CloudNodeController', () => {
   });
 
   it('an initialising patch with an unknown outcome that did not land is retried: one Synced event', async () => {
-    const store = new MemoryNodes();
-    let lose = true;
-    const writer: NodeWriter = {
-      get: (n) => store.read(n),
-      patchStatus: (n, p) => store.patchStatus(n, p),
-      // The initialising patch: lost once before it reached the server.
-      patch: async (n, p) => {
-        if (!lose) {
-          await store.patch(n, p);
-          return;
-        }
-        lose = false;
-        throw dropped(n);
-      },
-    };
-    const t = setup({ store, writer });
-    t.cloud.setInstance('n1', { addresses: [ip('1.2.3.4')] });
-    store.put(makeNode({ name: 'n1' }));
-    t.controller.start();
-    await until(initialised(store, 'n1'));
+    // The initialising patch: lost once before it reached the server.
+    const t = startWithN1((store) => losingFirstPatch(store, { lands: false }));
+    const { store } = t;
+    await eventually(initialised(store, 'n1'));
     await t.controller.stop();
     expect(t.events.for('n1').map((e) => e.reason)).toEqual(['Synced']);
     expect(store.writes.filter((w) => w.kind === 'patch')).toHaveLength(1);
   });
 
   it('an unknown outcome that cannot be read back (API unreachable): NodeUpdateFailed, then one Synced event when the retry finds the node initialised', async () => {
-    const store = new MemoryNodes();
-    let lose = true;
-    let failReads = 1;
-    const writer: NodeWriter = {
-      get: (n) => (failReads-- > 0 ? Promise.reject(dropped(n)) : store.read(n)),
-      patchStatus: (n, p) => store.patchStatus(n, p),
-      // The initialising patch lands and its answer is lost; the read that follows fails too.
-      patch: async (n, p) => {
-        await store.patch(n, p);
-        if (!lose) return;
-        lose = false;
-        throw dropped(n);
-      },
-    };
-    const t = setup({ store, writer });
-    t.cloud.setInstance('n1', { addresses: [ip('1.2.3.4')] });
-    store.put(makeNode({ name: 'n1' }));
-    t.controller.start();
-    await until(() => t.events.for('n1').some((e) => e.reason === 'Synced'), 5000, 'Synced on the retry');
+    // The initialising patch lands and its answer is lost; the read that follows fails too.
+    const t = startWithN1((store) => losingFirstPatch(store, { lands: true, failReads: 1 }));
+    const { store } = t;
+    await eventually(() => t.events.for('n1').some((e) => e.reason === 'Synced'), { timeoutMs: 5000, what: 'Synced on the retry' });
     await t.controller.stop();
     expect(t.events.for('n1').map((e) => e.reason)).toEqual(['NodeUpdateFailed', 'Synced']);
     expect(store.writes.filter((w) => w.kind === 'patch')).toHaveLength(1);
@@ -281,7 +265,7 @@ describe('CloudNodeController', () => {
       if (w.kind === 'patch') store.remove('n1');
     };
     controller.start();
-    await until(() => released.length > 0, 5000, 'release');
+    await eventually(() => released.length > 0, { timeoutMs: 5000, what: 'release' });
     expect(released).toEqual(['n1']);
     expect(store.writes).toEqual([]);
   });

@@ -11,7 +11,7 @@ import { buildExplainReport } from '../../../src/cli/commands/explain-report.js'
 import { decideInitialization } from '../../../src/controllers/cloudnode/decide.js';
 import { NODE_ADDRESS_TYPES, type NodeAddress } from '../../../src/model/node-address.js';
 import { NodeIPError, parseIPSloppy, parseNodeIPAnnotation } from '../../../src/nodeip/index.js';
-import { makeMetadata, makeNode } from '../builders.js';
+import { makeMetadata, makeNode } from '../../kit/nodes.js';
 
 const ipText = fc.constantFrom('10.0.0.1', '10.0.0.2', '010.0.0.2', '::ffff:10.0.0.1', '0.0.0.0', 'fd00::1', 'FD00:0::2', 'fd00::2', '::');
 const addressText = fc.oneof(ipText, fc.constantFrom('node-a', 'a.example', ''));
@@ -27,15 +27,11 @@ const annotation = fc.option(
   { nil: undefined },
 );
 
-function node(annotationValue: string | undefined, addresses: NodeAddress[]) {
-  return makeNode({ nodeIP: annotationValue ?? null, addresses });
-}
-
 describe('initialisation decision: properties', () => {
   it('the controller and explain agree: taint, and the addresses the node ends with', () => {
     fc.assert(
       fc.property(annotation, cloudList, nodeList, fc.boolean(), (ann, cloud, status, gate) => {
-        const plan = decideInitialization(node(ann, status), makeMetadata({ addresses: cloud }), gate);
+        const plan = decideInitialization(makeNode({ nodeIP: ann, addresses: status }), makeMetadata({ addresses: cloud }), gate);
         const report = buildExplainReport(ann, cloud, { allowDualStack: gate, nodeAddresses: status.filter((a) => a.type === 'Hostname') });
         expect(report.tainted).toBe(plan.kind === 'blocked');
         if (plan.kind === 'blocked') {
@@ -58,7 +54,7 @@ describe('initialisation decision: properties', () => {
       fc.property(annotation, cloudList, nodeList, fc.boolean(), (ann, cloud, status, gate) => {
         // The kubelet's Hostname may even spell the annotated IP: it must not count.
         const withHostname = ann === undefined ? status : [...status, { type: 'Hostname' as const, address: ann }];
-        const plan = decideInitialization(node(ann, withHostname), makeMetadata({ addresses: cloud }), gate);
+        const plan = decideInitialization(makeNode({ nodeIP: ann, addresses: withHostname }), makeMetadata({ addresses: cloud }), gate);
         if (ann === undefined) {
           expect(plan.kind).toBe('initialize');
           return;
@@ -83,9 +79,9 @@ describe('initialisation decision: properties', () => {
     fc.assert(
       fc.property(annotation, cloudList, nodeList, fc.boolean(), (ann, cloud, status, gate) => {
         const metadata = makeMetadata({ addresses: cloud });
-        const first = decideInitialization(node(ann, status), metadata, gate);
+        const first = decideInitialization(makeNode({ nodeIP: ann, addresses: status }), metadata, gate);
         if (first.kind === 'blocked' || !first.addresses) return;
-        const written = node(ann, first.addresses);
+        const written = makeNode({ nodeIP: ann, addresses: first.addresses });
         const again = decideInitialization(written, metadata, gate);
         expect(again.kind).toBe('initialize');
         if (again.kind !== 'initialize') return;

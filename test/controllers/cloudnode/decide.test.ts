@@ -6,7 +6,7 @@ import {
 import { betaToGALabelUpdates, isReservedLabelKey } from '../../../src/controllers/labels.js';
 import { hasUninitializedTaint, providedNodeIP, sameAddresses } from '../../../src/model/node.js';
 import type { NodeAddress } from '../../../src/model/node-address.js';
-import { ip, KEP_DUAL_STACK, KEP_IPV4_ONLY, makeMetadata, makeNode, UNINITIALIZED } from '../builders.js';
+import { ip, KEP_DUAL_STACK, KEP_IPV4_ONLY, makeMetadata, makeNode, UNINITIALIZED } from '../../kit/nodes.js';
 
 const v = (...a: string[]): string[] => a;
 const addrs = (list: NodeAddress[] | undefined): string[] | undefined => list?.map((a) => a.address);

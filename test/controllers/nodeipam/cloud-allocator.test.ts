@@ -1,47 +1,36 @@
 // CloudAllocator through the API server double: the cloud's ranges are written as they are, the
 // node's NetworkUnavailable condition becomes False/RouteCreated, and a range clashing with a
 // pool's block, another node or a Service range is reported (Warning events), not hidden.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeProvider } from '../../../providers/fake/fake.js';
 import { CloudRangeIndex, cloudRangesFromProvider, recordCloudRanges } from '../../../src/controllers/nodeipam/cloud-ranges.js';
 import { CloudAllocator } from '../../../src/controllers/nodeipam/cloud-allocator.js';
 import { POD_CIDR_POOL_ANNOTATION, CLOUD_POOL } from '../../../src/model/node.js';
 import { PodCIDRAllocator, cidrsOverlap, flagsPoolToClusterCIDR, parseCIDR, parseFlagsPool } from '../../../src/ipam/index.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../../src/sim/apiserver/server.js';
 import type { NodeObject } from '../../../src/model/node.js';
-import { createNode } from '../harness.js';
-import { until } from '../memory-nodes.js';
-import { ip } from '../builders.js';
-import { podCIDRsOf, startReplica, storedNodes, type Replica } from './harness.js';
+import { createNode, useDouble } from '../../kit/double.js';
+import { eventually } from '../../kit/wait.js';
+import { ip } from '../../kit/nodes.js';
+import { podCIDRsOf, startReplica, storedNodes } from './harness.js';
 import { GceEmulator, staticTokenAuthClient } from '../../emulators/gce/server.js';
 import { ComputeInstanceSource, createInstancesClient, GceProvider, type GceConfig } from '../../../providers/gce/index.js';
 
-let api: ApiServerDouble;
-let replicas: Replica[] = [];
-beforeEach(async () => {
-  api = await startApiServerDouble({ bookmarkIntervalMs: 200 });
-});
-afterEach(async () => {
-  await Promise.all(replicas.map((r) => r.stop()));
-  replicas = [];
-  await api.stop();
-});
+const cluster = useDouble();
 
 const conditions = (name: string): { type: string; status: string; reason?: string }[] =>
-  ((api.store.get('nodes', name) as unknown as NodeObject).status?.conditions as { type: string; status: string; reason?: string }[] | undefined) ?? [];
+  ((cluster.api.store.get('nodes', name) as unknown as NodeObject).status?.conditions as { type: string; status: string; reason?: string }[] | undefined) ?? [];
 
 describe('CloudAllocator', () => {
   it('writes the cloud ranges with the cloud pool annotation and sets NetworkUnavailable=False/RouteCreated, keeping other conditions', async () => {
     const cloud = new FakeProvider();
     cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.1.0/24', 'fd00:8::1:0/112'] });
-    const node = createNode(api, { name: 'a', tainted: false });
-    const stored = api.store.get('nodes', 'a');
-    api.store.update('nodes', { ...stored, status: { ...(node.status ?? {}), conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] } }, { subresource: 'status' });
-    const r = await startReplica(api, { cloud: cloudRangesFromProvider(cloud) });
-    replicas.push(r);
-    await until(() => conditions('a').some((c) => c.type === 'NetworkUnavailable'), 5000, 'NetworkUnavailable condition');
-    expect(podCIDRsOf(api, 'a')).toEqual(['10.8.1.0/24', 'fd00:8::1:0/112']);
-    expect((api.store.get('nodes', 'a') as unknown as NodeObject).metadata.annotations?.[POD_CIDR_POOL_ANNOTATION]).toBe(CLOUD_POOL);
+    const node = createNode(cluster.api, { name: 'a', tainted: false });
+    const stored = cluster.api.store.get('nodes', 'a');
+    cluster.api.store.update('nodes', { ...stored, status: { ...(node.status ?? {}), conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] } }, { subresource: 'status' });
+    const r = await startReplica(cluster, { cloud: cloudRangesFromProvider(cloud) });
+    await eventually(() => conditions('a').some((c) => c.type === 'NetworkUnavailable'), { timeoutMs: 5000, what: 'NetworkUnavailable condition' });
+    expect(podCIDRsOf(cluster.api, 'a')).toEqual(['10.8.1.0/24', 'fd00:8::1:0/112']);
+    expect((cluster.api.store.get('nodes', 'a') as unknown as NodeObject).metadata.annotations?.[POD_CIDR_POOL_ANNOTATION]).toBe(CLOUD_POOL);
     expect(conditions('a')).toEqual(expect.arrayContaining([
       expect.objectContaining({ type: 'Ready', status: 'True' }),
       expect.objectContaining({ type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated' }),
@@ -54,13 +43,12 @@ describe('CloudAllocator', () => {
   it('a failed condition write is retried on its own: the blocks are written once and kept', async () => {
     const cloud = new FakeProvider();
     cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.1.0/24'] });
-    const fault = api.faults.inject({ verb: 'patch', resource: 'nodes', subresource: 'status', status: 500, count: 1 });
-    const r = await startReplica(api, { cloud: cloudRangesFromProvider(cloud), flags: { clusterCIDR: '10.8.0.0/16', nodeCIDRMaskSizeIPv4: 24 } });
-    replicas.push(r);
-    createNode(api, { name: 'a', tainted: false });
-    await until(() => conditions('a').some((c) => c.type === 'NetworkUnavailable' && c.status === 'False'), 10_000, 'condition after the retry');
+    const fault = cluster.api.faults.inject({ verb: 'patch', resource: 'nodes', subresource: 'status', status: 500, count: 1 });
+    const r = await startReplica(cluster, { cloud: cloudRangesFromProvider(cloud), flags: { clusterCIDR: '10.8.0.0/16', nodeCIDRMaskSizeIPv4: 24 } });
+    createNode(cluster.api, { name: 'a', tainted: false });
+    await eventually(() => conditions('a').some((c) => c.type === 'NetworkUnavailable' && c.status === 'False'), { timeoutMs: 10_000, what: 'condition after the retry' });
     expect(fault.fired).toBe(1);
-    expect(api.count({ verb: 'patch', resource: 'nodes', subresource: '' })).toBe(1);
+    expect(cluster.api.count({ verb: 'patch', resource: 'nodes', subresource: '' })).toBe(1);
     expect(r.controller.ledger.nodeAllocation('a')?.podCIDRs).toEqual(['10.8.1.0/24']);
   });
 
@@ -69,22 +57,21 @@ describe('CloudAllocator', () => {
     cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.0.0/24'] });
     cloud.setInstance('b', { addresses: [ip('10.0.0.2')], podCIDRs: ['10.8.0.0/24'] });
     cloud.setInstance('c', { addresses: [ip('10.0.0.3')] });
-    api.store.create('servicecidrs.networking.k8s.io', { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'svc' }, spec: { cidrs: ['10.8.0.0/23'] } });
+    cluster.api.store.create('servicecidrs.networking.k8s.io', { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'svc' }, spec: { cidrs: ['10.8.0.0/23'] } });
     // A --cluster-cidr pool: the cloud's ranges inside it are recorded there, so two nodes given
     // the same range are caught (outside every pool, the audit loop's PodCIDROverlap catches it).
-    const r = await startReplica(api, { cloud: cloudRangesFromProvider(cloud), flags: { clusterCIDR: '10.8.0.0/16', nodeCIDRMaskSizeIPv4: 24 } });
-    replicas.push(r);
-    createNode(api, { name: 'a', tainted: false });
-    await until(() => podCIDRsOf(api, 'a').length > 0);
-    createNode(api, { name: 'b', tainted: false });
-    createNode(api, { name: 'c', tainted: false });
-    await until(() => r.events.for('b').some((e) => e.reason === 'CloudRangeClash') && r.events.for('c').length > 0, 5000, 'events');
+    const r = await startReplica(cluster, { cloud: cloudRangesFromProvider(cloud), flags: { clusterCIDR: '10.8.0.0/16', nodeCIDRMaskSizeIPv4: 24 } });
+    createNode(cluster.api, { name: 'a', tainted: false });
+    await eventually(() => podCIDRsOf(cluster.api, 'a').length > 0);
+    createNode(cluster.api, { name: 'b', tainted: false });
+    createNode(cluster.api, { name: 'c', tainted: false });
+    await eventually(() => r.events.for('b').some((e) => e.reason === 'CloudRangeClash') && r.events.for('c').length > 0, { timeoutMs: 5000, what: 'events' });
     const msgs = [...r.events.for('a'), ...r.events.for('b')].filter((e) => e.reason === 'CloudRangeClash').map((e) => e.message);
     expect(msgs).toContain("the cloud's pod range 10.8.0.0/24 for node a overlaps Service range 10.8.0.0/23");
     expect(msgs).toContain("the cloud's pod range 10.8.0.0/24 for node b overlaps the block of node a");
     expect(r.events.for('c')[0]).toMatchObject({ type: 'Warning', reason: 'CloudRangeNotAvailable' });
     expect(r.events.for('c')[0]!.message).toMatch(/reports no pod range/);
-    expect(podCIDRsOf(api, 'c')).toEqual([]);
+    expect(podCIDRsOf(cluster.api, 'c')).toEqual([]);
   });
 });
 
@@ -107,23 +94,22 @@ describe('CloudAllocator: a node deleted while its range is looked up', () => {
         return provider.rangesFor(nodes);
       },
     };
-    const r = await startReplica(api, { cloud: ranges });
-    replicas.push(r);
-    createNode(api, { name: 'gone', tainted: false });
-    await until(() => asked, 5000, 'the lookup for "gone"');
-    api.store.delete('nodes', 'gone');
+    const r = await startReplica(cluster, { cloud: ranges });
+    createNode(cluster.api, { name: 'gone', tainted: false });
+    await eventually(() => asked, { timeoutMs: 5000, what: 'the lookup for "gone"' });
+    cluster.api.store.delete('nodes', 'gone');
     // Watch events come in order: once a node created after the delete is written, the
     // controller has seen the delete, before the lookup for "gone" returns.
-    createNode(api, { name: 'sentinel', tainted: false });
-    await until(() => podCIDRsOf(api, 'sentinel').length > 0, 5000, 'sentinel written');
+    createNode(cluster.api, { name: 'sentinel', tainted: false });
+    await eventually(() => podCIDRsOf(cluster.api, 'sentinel').length > 0, { timeoutMs: 5000, what: 'sentinel written' });
     open();
     // Its write finds no node: what the lookup recorded is dropped.
     // The sync of "gone" is over once nothing is queued or in progress.
-    await until(() => r.controller.queue.len() === 0 && r.controller.queue.processingCount() === 0 && r.controller.queue.delayedCount() === 0, 5000, 'the sync of "gone" done');
+    await eventually(() => r.controller.queue.len() === 0 && r.controller.queue.processingCount() === 0 && r.controller.queue.delayedCount() === 0, { timeoutMs: 5000, what: 'the sync of "gone" done' });
     expect(r.controller.ledger.nodeAllocation('gone')).toBeUndefined();
-    createNode(api, { name: 'b', tainted: false });
-    await until(() => podCIDRsOf(api, 'b').length > 0, 5000, 'b written');
-    expect(podCIDRsOf(api, 'b')).toEqual(['172.20.1.0/24']);
+    createNode(cluster.api, { name: 'b', tainted: false });
+    await eventually(() => podCIDRsOf(cluster.api, 'b').length > 0, { timeoutMs: 5000, what: 'b written' });
+    expect(podCIDRsOf(cluster.api, 'b')).toEqual(['172.20.1.0/24']);
     expect(r.events.for('b').filter((e) => e.reason === 'CloudRangeClash')).toEqual([]);
   });
 });
@@ -133,14 +119,13 @@ describe('CloudAllocator after a restart', () => {
     const cloud = new FakeProvider();
     cloud.setInstance('old', { addresses: [ip('10.0.0.1')], podCIDRs: ['172.20.1.0/24'] });
     cloud.setInstance('new', { addresses: [ip('10.0.0.2')], podCIDRs: ['172.20.1.0/25'] });
-    createNode(api, { name: 'old', tainted: false, podCIDRs: ['172.20.1.0/24'] });
-    const r = await startReplica(api, { cloud: cloudRangesFromProvider(cloud) });
-    replicas.push(r);
+    createNode(cluster.api, { name: 'old', tainted: false, podCIDRs: ['172.20.1.0/24'] });
+    const r = await startReplica(cluster, { cloud: cloudRangesFromProvider(cloud) });
     // Restored without any event; the missing condition is still set.
-    await until(() => conditions('old').some((c) => c.type === 'NetworkUnavailable'), 5000, 'condition of the restored node');
+    await eventually(() => conditions('old').some((c) => c.type === 'NetworkUnavailable'), { timeoutMs: 5000, what: 'condition of the restored node' });
     expect(r.events.for('old')).toEqual([]);
-    createNode(api, { name: 'new', tainted: false });
-    await until(() => podCIDRsOf(api, 'new').length > 0, 5000, 'new written (the cloud owns the range)');
+    createNode(cluster.api, { name: 'new', tainted: false });
+    await eventually(() => podCIDRsOf(cluster.api, 'new').length > 0, { timeoutMs: 5000, what: 'new written (the cloud owns the range)' });
     expect(r.events.for('new').map((e) => `${e.reason}: ${e.message}`)).toEqual([
       "CloudRangeClash: the cloud's pod range 172.20.1.0/25 for node new overlaps the block of node old",
     ]);
@@ -213,7 +198,7 @@ describe('CloudAllocator batches its lookups (GCE provider against the compute v
           name,
           networkInterfaces: [{ name: 'nic0', networkIP: `10.0.${i >> 8}.${i & 255}`, aliasIpRanges: [{ ipCidrRange: `10.${64 + (i >> 8)}.${i & 255}.0/24` }] }],
         });
-        createNode(api, { name, tainted: false, providerID: `gce://${project}/us-central1-a/${name}` });
+        createNode(cluster.api, { name, tainted: false, providerID: `gce://${project}/us-central1-a/${name}` });
       }
       let calls = 0;
       let largest = 0;
@@ -223,10 +208,9 @@ describe('CloudAllocator batches its lookups (GCE provider against the compute v
         largest = Math.max(largest, refs.length);
         return gce.instancesMetadata(refs, signal);
       };
-      const r = await startReplica(api, { cloud: cloudRangesFromProvider(counted), workers: 2 });
-      replicas.push(r);
-      await until(() => storedNodes(api).every((n) => podCIDRsOf(api, n.metadata.name).length > 0), 60_000, 'every node has its cloud range');
-      expect(podCIDRsOf(api, 'gce-0513')).toEqual(['10.66.1.0/24']);
+      await startReplica(cluster, { cloud: cloudRangesFromProvider(counted), workers: 2 });
+      await eventually(() => storedNodes(cluster.api).every((n) => podCIDRsOf(cluster.api, n.metadata.name).length > 0), { timeoutMs: 60_000, what: 'every node has its cloud range' });
+      expect(podCIDRsOf(cluster.api, 'gce-0513')).toEqual(['10.66.1.0/24']);
       // The nodes were queued together (restore replay): batches of at most 500.
       expect(largest).toBeLessThanOrEqual(500);
       expect(calls).toBe(Math.ceil(count / 500));

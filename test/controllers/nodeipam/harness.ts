@@ -1,5 +1,6 @@
 // The node IPAM loop with its real ClusterCIDR and ServiceCIDR sources against the API server
-// double: one "replica" per call, each with its own client, node watcher and recorded events.
+// double: one "replica" per call, each with its own client, node watcher and recorded events,
+// stopped when the double closes (or earlier by the test).
 import { Registry } from 'prom-client';
 import type { CIDRAllocator, CIDRAllocatorOptions } from '../../../src/controllers/nodeipam/cidr-allocator.js';
 import { CloudAllocator } from '../../../src/controllers/nodeipam/cloud-allocator.js';
@@ -12,7 +13,7 @@ import { parseFlagsPool, type FlagsInput } from '../../../src/ipam/flags.js';
 import { NODES, CLUSTERCIDRS } from '../../../src/kube/types.js';
 import type { ApiServerDouble } from '../../../src/sim/apiserver/server.js';
 import { nodePodCIDRs, type NodeObject } from '../../../src/model/node.js';
-import { connect } from '../harness.js';
+import type { DoubleTarget } from '../../kit/double.js';
 import { MemoryEvents } from '../memory-nodes.js';
 
 export interface ObjectEvent {
@@ -41,10 +42,10 @@ export interface ReplicaOptions {
   workers?: number;
 }
 
-export async function startReplica(api: ApiServerDouble, o: ReplicaOptions & { cloud: CloudRanges }): Promise<Replica<CloudAllocator>>;
-export async function startReplica(api: ApiServerDouble, o?: ReplicaOptions): Promise<Replica<RangeAllocator>>;
-export async function startReplica(api: ApiServerDouble, o: ReplicaOptions = {}): Promise<Replica<RangeAllocator | CloudAllocator>> {
-  const { client, watcher, nodes, writer } = connect(api);
+export async function startReplica(cluster: DoubleTarget, o: ReplicaOptions & { cloud: CloudRanges }): Promise<Replica<CloudAllocator>>;
+export async function startReplica(cluster: DoubleTarget, o?: ReplicaOptions): Promise<Replica<RangeAllocator>>;
+export async function startReplica(cluster: DoubleTarget, o: ReplicaOptions = {}): Promise<Replica<RangeAllocator | CloudAllocator>> {
+  const { client, watcher, nodes, writer, close } = cluster.connect();
   const registry = new Registry();
   const events = new MemoryEvents();
   const objectEvents: ObjectEvent[] = [];
@@ -65,16 +66,15 @@ export async function startReplica(api: ApiServerDouble, o: ReplicaOptions = {})
       patchStatus: (name: string, patch: unknown) => client.patch(NODES, name, patch, 'strategic', { subresource: 'status' }),
     })
     : new RangeAllocator({ ...common, leaveTaintedNodes: false });
+  let stopped: Promise<void> | undefined;
+  // Once: a test stops a replica to restart it; the double's close stops the rest.
+  const stop = (): Promise<void> => (stopped ??= (async () => {
+    await controller.stop();
+    await close();
+  })());
   await controller.start();
-  return {
-    controller, serviceCIDRs, events, objectEvents, registry,
-    ...(clusterCIDRs ? { clusterCIDRs } : {}),
-    async stop() {
-      await controller.stop();
-      await watcher.stop();
-      client.close();
-    },
-  };
+  cluster.defer(stop);
+  return { controller, serviceCIDRs, events, objectEvents, registry, ...(clusterCIDRs ? { clusterCIDRs } : {}), stop };
 }
 
 export function storedNodes(api: ApiServerDouble): NodeObject[] {

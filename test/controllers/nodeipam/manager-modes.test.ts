@@ -4,19 +4,17 @@
 import { describe, expect, it } from 'vitest';
 import { FakeProvider } from '../../../providers/fake/fake.js';
 import { resolveRunOptions, type RawRunFlags } from '../../../src/manager/options.js';
-import { useManagerCluster } from '../../helpers/manager-double.js';
-import { hasUninitializedTaint, type NodeObject } from '../../../src/model/node.js';
+import { useDouble, createNode } from '../../kit/double.js';
+import { hasUninitializedTaint, type NodeObject, POD_CIDR_POOL_ANNOTATION } from '../../../src/model/node.js';
 import { AUDIT_FINDINGS_METRIC } from '../../../src/controllers/nodeipam/audit-loop.js';
-import { POD_CIDR_POOL_ANNOTATION } from '../../../src/model/node.js';
-import { createNode } from '../harness.js';
-import { until } from '../memory-nodes.js';
-import { ip } from '../builders.js';
+import { eventually } from '../../kit/wait.js';
+import { ip } from '../../kit/nodes.js';
 import { createClusterCIDR, podCIDRsOf } from './harness.js';
 
-const cluster = useManagerCluster();
+const cluster = useDouble();
 
 function start(flags: RawRunFlags, provider?: FakeProvider) {
-  return cluster.run(resolveRunOptions({ leaderElect: 'false', securePort: '0', ...flags }), {
+  return cluster.runManager(resolveRunOptions({ leaderElect: 'false', securePort: '0', ...flags }), {
     userAgent: 'ccm-modes', watchStaleAfterMs: 5000, auditIntervalMs: 100,
     ...(provider ? { provider } : {}),
   }).manager;
@@ -30,10 +28,10 @@ describe('ControllerManager allocator types', () => {
     cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.3.0/24'] });
     start({ cloudProvider: 'fake', allocateNodeCidrs: true, cidrAllocatorType: 'CloudAllocator' }, cloud);
     createNode(cluster.api, { name: 'a' });
-    await until(() => !hasUninitializedTaint(stored('a')) && podCIDRsOf(cluster.api, 'a').length > 0, 10_000, 'initialised with the cloud range');
+    await eventually(() => !hasUninitializedTaint(stored('a')) && podCIDRsOf(cluster.api, 'a').length > 0, { timeoutMs: 10_000, what: 'initialised with the cloud range' });
     expect(podCIDRsOf(cluster.api, 'a')).toEqual(['10.8.3.0/24']);
     expect(stored('a').metadata.annotations?.[POD_CIDR_POOL_ANNOTATION]).toBe('cloud');
-    await until(() => ((stored('a').status?.conditions as { type: string; status: string }[] | undefined) ?? []).some((c) => c.type === 'NetworkUnavailable' && c.status === 'False'), 5000, 'condition');
+    await eventually(() => ((stored('a').status?.conditions as { type: string; status: string }[] | undefined) ?? []).some((c) => c.type === 'NetworkUnavailable' && c.status === 'False'), { timeoutMs: 5000, what: 'condition' });
     expect(cluster.api.count({ verb: 'list', resource: 'clustercidrs.networking.x-k8s.io' })).toBe(0);
   });
 
@@ -42,7 +40,7 @@ describe('ControllerManager allocator types', () => {
     cloud.setInstance('a', { addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.3.0/24'] });
     const manager = start({ cloudProvider: 'fake', controllers: 'node-ipam', allocateNodeCidrs: true, cidrAllocatorType: 'CloudAllocator' }, cloud);
     createNode(cluster.api, { name: 'a', tainted: false });
-    await until(() => podCIDRsOf(cluster.api, 'a').length > 0, 10_000, 'the cloud range written');
+    await eventually(() => podCIDRsOf(cluster.api, 'a').length > 0, { timeoutMs: 10_000, what: 'the cloud range written' });
     const text = await manager.registry.metrics();
     expect(text).toMatch(/^cloudprovider_requests_total\{provider="fake",operation="instancesMetadata",result="success"\} [1-9]\d*$/m);
     expect(text).toMatch(/^cloudprovider_request_duration_seconds_count\{provider="fake",operation="instancesMetadata"\} [1-9]\d*$/m);
@@ -54,7 +52,7 @@ describe('ControllerManager allocator types', () => {
     createNode(cluster.api, { name: 'x', tainted: false, podCIDRs: ['10.1.5.0/24'] });
     createNode(cluster.api, { name: 'y', tainted: false, podCIDRs: ['10.1.5.0/24'] });
     const m = start({ controllers: 'node-ipam', allocateNodeCidrs: true, cidrAllocatorType: 'MultiCIDRRangeAllocator' });
-    await until(() => (cluster.api.store.list('events', { namespace: 'default' }) as { reason?: string }[]).some((e) => e.reason === 'IPRangeConflict'), 10_000, 'IPRangeConflict event');
+    await eventually(() => (cluster.api.store.list('events', { namespace: 'default' }) as { reason?: string }[]).some((e) => e.reason === 'IPRangeConflict'), { timeoutMs: 10_000, what: 'IPRangeConflict event' });
     const text = await m.registry.getSingleMetricAsString(AUDIT_FINDINGS_METRIC);
     expect(text).toContain(`${AUDIT_FINDINGS_METRIC}{kind="PodCIDROverlap",severity="conflict"} 1`);
     expect(text).toContain(`${AUDIT_FINDINGS_METRIC}{kind="PodCIDRNotAllocated",severity="warning"} 2`);

@@ -6,9 +6,10 @@ import { RangeAllocator } from '../../../src/controllers/nodeipam/range-allocato
 import { restoreOrder } from '../../../src/ipam/restore-order.js';
 import { FlagsPoolSource } from '../../../src/controllers/nodeipam/pool-source.js';
 import { nodePodCIDRs } from '../../../src/model/node.js';
-import { makeNode } from '../builders.js';
+import { makeNode } from '../../kit/nodes.js';
 import { FakeClock } from '../../../src/kube/clock.js';
-import { MemoryEvents, MemoryNodes, until } from '../memory-nodes.js';
+import { MemoryEvents, MemoryNodes } from '../memory-nodes.js';
+import { eventually } from '../../kit/wait.js';
 
 let controllers: RangeAllocator[] = [];
 afterEach(async () => {
@@ -39,7 +40,7 @@ describe('RangeAllocator', () => {
     expect(controller.claim({ name: 'x', labels: {} })).toEqual({ kind: 'notReady' });
     await controller.start();
     expect(relists()).toBe(1);
-    await until(() => nodePodCIDRs(store.nodes.get('new')!).length > 0);
+    await eventually(() => nodePodCIDRs(store.nodes.get('new')!).length > 0);
     expect(store.nodes.get('new')!.spec?.podCIDRs).toEqual(['10.0.2.0/24']);
   });
 
@@ -65,7 +66,7 @@ describe('RangeAllocator', () => {
   ])('restoreOrder(%j) is %j', (input, expected) => {
     const nodes = input.map((s) => {
       const [name, t] = s.split('@') as [string, string];
-      return { metadata: { name, ...(t ? { creationTimestamp: `2026-11-0${t}T00:00:00Z` } : {}) } };
+      return makeNode({ name, creationTimestamp: t ? `2026-11-0${t}T00:00:00Z` : undefined });
     });
     expect(restoreOrder(nodes).map((n) => n.metadata.name)).toEqual(expected);
   });
@@ -78,7 +79,7 @@ describe('RangeAllocator', () => {
     expect(controller.claim({ name: 'a', labels: {} })).toEqual(a);
     // The IPAM loop's own allocation for another node never reuses a claimed block.
     store.put(makeNode({ name: 'b', tainted: false }));
-    await until(() => nodePodCIDRs(store.nodes.get('b')!).length > 0);
+    await eventually(() => nodePodCIDRs(store.nodes.get('b')!).length > 0);
     expect(store.nodes.get('b')!.spec?.podCIDRs).toEqual(['10.0.1.0/24']);
   });
 
@@ -87,7 +88,7 @@ describe('RangeAllocator', () => {
     await controller.start();
     store.put(makeNode({ name: 't' }));
     store.put(makeNode({ name: 'u', tainted: false }));
-    await until(() => nodePodCIDRs(store.nodes.get('u')!).length > 0);
+    await eventually(() => nodePodCIDRs(store.nodes.get('u')!).length > 0);
     expect(nodePodCIDRs(store.nodes.get('t')!)).toEqual([]);
   });
 
@@ -95,13 +96,13 @@ describe('RangeAllocator', () => {
     const { store, events, controller } = setup('10.0.0.0/23');
     await controller.start();
     for (const n of ['a', 'b', 'c']) store.put(makeNode({ name: n, tainted: false }));
-    await until(() => events.for('c').length > 0, 5000, 'CIDRNotAvailable');
+    await eventually(() => events.for('c').length > 0, { timeoutMs: 5000, what: 'CIDRNotAvailable' });
     expect(events.for('c')[0]).toMatchObject({ type: 'Warning', reason: 'CIDRNotAvailable' });
     expect(events.for('c')[0]!.message).toMatch(/no pod CIDR available for node "c"/);
     const freed = store.nodes.get('a')!.spec!.podCIDRs!;
     store.remove('a');
     expect(controller.ledger.nodeAllocation('a')).toBeUndefined();
-    await until(() => nodePodCIDRs(store.nodes.get('c')!).length > 0, 5000, 'c gets the freed block');
+    await eventually(() => nodePodCIDRs(store.nodes.get('c')!).length > 0, { timeoutMs: 5000, what: 'c gets the freed block' });
     expect(store.nodes.get('c')!.spec?.podCIDRs).toEqual(freed);
   });
 
@@ -109,18 +110,18 @@ describe('RangeAllocator', () => {
     const { store, events, controller } = setup('10.0.0.0/23');
     await controller.start();
     for (const n of ['a', 'b']) store.put(makeNode({ name: n, tainted: false }));
-    await until(() => ['a', 'b'].every((n) => nodePodCIDRs(store.nodes.get(n)!).length > 0));
+    await eventually(() => ['a', 'b'].every((n) => nodePodCIDRs(store.nodes.get(n)!).length > 0));
     const blocks = store.nodes.get('a')!.spec!.podCIDRs!;
     const terminating = structuredClone(store.nodes.get('a')!);
     terminating.metadata.deletionTimestamp = new Date().toISOString();
     terminating.metadata.finalizers = ['example.com/drain'];
     store.put(terminating);
     store.put(makeNode({ name: 'c', tainted: false }));
-    await until(() => events.for('c').some((e) => e.reason === 'CIDRNotAvailable'), 5000, 'c waits');
+    await eventually(() => events.for('c').some((e) => e.reason === 'CIDRNotAvailable'), { timeoutMs: 5000, what: 'c waits' });
     expect(controller.ledger.nodeAllocation('a')?.podCIDRs).toEqual(blocks);
     expect(nodePodCIDRs(store.nodes.get('c')!)).toEqual([]);
     store.remove('a');
-    await until(() => nodePodCIDRs(store.nodes.get('c')!).length > 0, 5000, 'c gets the block once a is gone');
+    await eventually(() => nodePodCIDRs(store.nodes.get('c')!).length > 0, { timeoutMs: 5000, what: 'c gets the block once a is gone' });
     expect(store.nodes.get('c')!.spec?.podCIDRs).toEqual(blocks);
   });
 
@@ -128,15 +129,15 @@ describe('RangeAllocator', () => {
     const { store, controller } = setup('10.0.0.0/23');
     await controller.start();
     store.put(makeNode({ name: 'a', tainted: false }));
-    await until(() => nodePodCIDRs(store.nodes.get('a')!).length > 0);
+    await eventually(() => nodePodCIDRs(store.nodes.get('a')!).length > 0);
     // The cloud node controller claimed for "ghost", whose watch delete came before the claim.
     const ghost = controller.claim({ name: 'ghost', labels: {} });
     expect(ghost).toMatchObject({ kind: 'claimed' });
     store.put(makeNode({ name: 'w', tainted: false }));
-    await until(() => controller.waitingNodes().includes('w'), 5000, 'w waits');
+    await eventually(() => controller.waitingNodes().includes('w'), { timeoutMs: 5000, what: 'w waits' });
     controller.release('ghost');
     expect(controller.ledger.nodeAllocation('ghost')).toBeUndefined();
-    await until(() => nodePodCIDRs(store.nodes.get('w')!).length > 0, 5000, 'w gets the block at once');
+    await eventually(() => nodePodCIDRs(store.nodes.get('w')!).length > 0, { timeoutMs: 5000, what: 'w gets the block at once' });
     expect(store.nodes.get('w')!.spec?.podCIDRs).toEqual(ghost.kind === 'claimed' ? ghost.podCIDRs : []);
     controller.release('a');
     expect(controller.ledger.nodeAllocation('a')?.podCIDRs).toEqual(store.nodes.get('a')!.spec?.podCIDRs);
@@ -147,13 +148,13 @@ describe('RangeAllocator', () => {
     const { store, events, controller } = setup('10.0.0.0/23', { clock: new FakeClock() });
     await controller.start();
     for (const n of ['a', 'b']) store.put(makeNode({ name: n, tainted: false }));
-    await until(() => ['a', 'b'].every((n) => nodePodCIDRs(store.nodes.get(n)!).length > 0));
+    await eventually(() => ['a', 'b'].every((n) => nodePodCIDRs(store.nodes.get(n)!).length > 0));
     const waiting = ['w1', 'w2', 'w3', 'w4'];
     for (const n of waiting) store.put(makeNode({ name: n, tainted: false }));
-    await until(() => controller.waitingNodes().length === 4, 5000, 'four waiting');
+    await eventually(() => controller.waitingNodes().length === 4, { timeoutMs: 5000, what: 'four waiting' });
     const freed = store.nodes.get('a')!.spec!.podCIDRs!;
     store.remove('a');
-    await until(() => waiting.some((n) => nodePodCIDRs(store.nodes.get(n)!).length > 0), 5000, 'one waiting node served');
+    await eventually(() => waiting.some((n) => nodePodCIDRs(store.nodes.get(n)!).length > 0), { timeoutMs: 5000, what: 'one waiting node served' });
     const served = waiting.filter((n) => nodePodCIDRs(store.nodes.get(n)!).length > 0);
     expect(served).toEqual(['w1']);
     expect(store.nodes.get('w1')!.spec?.podCIDRs).toEqual(freed);

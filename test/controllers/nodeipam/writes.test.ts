@@ -4,11 +4,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RangeAllocator } from '../../../src/controllers/nodeipam/range-allocator.js';
 import { FlagsPoolSource } from '../../../src/controllers/nodeipam/pool-source.js';
-import { nodePodCIDRs } from '../../../src/model/node.js';
+import { nodePodCIDRs, POD_CIDR_POOL_ANNOTATION } from '../../../src/model/node.js';
 import { ApiError, TransportError } from '../../../src/kube/errors.js';
-import { POD_CIDR_POOL_ANNOTATION } from '../../../src/model/node.js';
-import { makeNode } from '../builders.js';
-import { MemoryEvents, MemoryNodes, until } from '../memory-nodes.js';
+import { makeNode } from '../../kit/nodes.js';
+import { MemoryEvents, MemoryNodes } from '../memory-nodes.js';
+import { eventually } from '../../kit/wait.js';
 
 let controllers: RangeAllocator[] = [];
 afterEach(async () => {
@@ -30,7 +30,7 @@ describe('the allocation write', () => {
   it('is one merge patch with the resourceVersion, the blocks and the pool annotation', async () => {
     const { store, pool } = await setup();
     store.put(makeNode({ name: 'a', tainted: false }));
-    await until(() => nodePodCIDRs(store.nodes.get('a')!).length > 0);
+    await eventually(() => nodePodCIDRs(store.nodes.get('a')!).length > 0);
     const writes = store.writes.filter((w) => w.name === 'a');
     expect(writes).toHaveLength(1);
     expect(writes[0]!.body).toEqual({
@@ -52,18 +52,18 @@ describe('the allocation write', () => {
       if (w.name === 'a') throw fail(kind);
     };
     store.put(makeNode({ name: 'a', tainted: false }));
-    await until(() => events.for('a').some((e) => e.reason === 'CIDRAssignmentFailed'), 5000, 'failure event');
+    await eventually(() => events.for('a').some((e) => e.reason === 'CIDRAssignmentFailed'), { timeoutMs: 5000, what: 'failure event' });
     const first = events.for('a')[0]!.message;
     expect(first).toContain(`(${word})`);
     const attempted = /failed to assign pod CIDRs (\S+) /.exec(first)![1]!;
     store.put(makeNode({ name: 'b', tainted: false }));
-    await until(() => nodePodCIDRs(store.nodes.get('b')!).length > 0);
+    await eventually(() => nodePodCIDRs(store.nodes.get('b')!).length > 0);
     // With one worker, a is never mid-write while b is handled: what a holds now is what it kept.
     expect(controller.ledger.nodeAllocation('a')?.podCIDRs).toEqual(keeps ? [attempted] : undefined);
     if (keeps) expect(nodePodCIDRs(store.nodes.get('b')!)).not.toEqual([attempted]);
     // The write lands at last: a ends up with a block b does not have.
     store.beforeWrite = undefined;
-    await until(() => nodePodCIDRs(store.nodes.get('a')!).length > 0, 10_000, 'a written');
+    await eventually(() => nodePodCIDRs(store.nodes.get('a')!).length > 0, { timeoutMs: 10_000, what: 'a written' });
     expect(nodePodCIDRs(store.nodes.get('a')!)).not.toEqual(nodePodCIDRs(store.nodes.get('b')!));
     if (keeps) expect(nodePodCIDRs(store.nodes.get('a')!)).toEqual([attempted]);
   });

@@ -7,7 +7,7 @@ import { ApiError } from '../../../src/kube/errors.js';
 import { CloudNodeLifecycleController } from '../../../src/controllers/nodelifecycle/controller.js';
 import { hasShutdownTaint, SHUTDOWN_TAINT } from '../../../src/controllers/nodelifecycle/decide.js';
 import type { NodeDeleter } from '../../../src/controllers/seams.js';
-import { makeNode, type MakeNodeOptions } from '../builders.js';
+import { makeNode, type MakeNodeOptions } from '../../kit/nodes.js';
 import { MemoryEvents, MemoryNodes } from '../memory-nodes.js';
 
 /** DELETE with preconditions.uid over the memory store, as the API server answers it. */

@@ -8,7 +8,8 @@ import {
   decideLifecycle, hasShutdownTaint, LIFECYCLE_EXCLUDE_LABEL, readyStatus, SHUTDOWN_TAINT, SHUTDOWN_TAINT_KEY, shutdownTaints, taintPatch,
   type LifecycleAnswers, type LifecycleDecision,
 } from '../../../src/controllers/nodelifecycle/decide.js';
-import { makeNode, UNINITIALIZED } from '../builders.js';
+import type { NodeObject } from '../../../src/model/node.js';
+import { makeNode, UNINITIALIZED, type MakeNodeOptions } from '../../kit/nodes.js';
 
 const yes: InstanceResult<boolean> = { kind: 'found', value: true };
 const no: InstanceResult<boolean> = { kind: 'found', value: false };
@@ -17,13 +18,9 @@ const boom: InstanceResult<boolean> = { kind: 'error', error: new Error('throttl
 
 type Ready = 'True' | 'False' | 'Unknown' | undefined;
 
-function node(ready: Ready, tainted = false, extra: { uid?: string | null; labels?: Record<string, string> } = {}) {
-  const n = makeNode({
-    name: 'n1', tainted: false, ...(ready ? { ready } : {}), ...(extra.uid === null ? {} : { uid: extra.uid ?? 'uid-1' }),
-    taints: tainted ? [{ ...SHUTDOWN_TAINT }] : [], labels: extra.labels ?? {},
-  });
-  return n;
-}
+/** A row's node: n1 with a uid and without the uninitialized taint; `shutdown` puts the shutdown taint on it. */
+const node = (ready: Ready, shutdown = false, o: MakeNodeOptions = {}): NodeObject =>
+  makeNode({ name: 'n1', uid: 'uid-1', tainted: false, ready, taints: shutdown ? [{ ...SHUTDOWN_TAINT }] : [], ...o });
 
 const ROWS: Array<{ ready: Ready; tainted: boolean; answers: LifecycleAnswers; want: LifecycleDecision['kind']; why?: string }> = [
   // Ready: never asks the provider; the taint goes if present.
@@ -67,7 +64,7 @@ describe('decideLifecycle', () => {
   });
 
   it('never deletes without a uid to guard the DELETE with', () => {
-    expect(decideLifecycle(node('False', false, { uid: null }), { exists: no }, 'static')).toMatchObject({ kind: 'leave', reason: 'noUID' });
+    expect(decideLifecycle(node('False', false, { uid: undefined }), { exists: no }, 'static')).toMatchObject({ kind: 'leave', reason: 'noUID' });
   });
 
   it('leaves excluded nodes and nodes already being deleted alone', () => {

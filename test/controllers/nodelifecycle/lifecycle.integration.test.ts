@@ -17,11 +17,11 @@ import type { NodeDeleter } from '../../../src/controllers/seams.js';
 import type { EventObject } from '../../../src/kube/types.js';
 import { nodeDeleterFromClient } from '../../../src/manager/adapters.js';
 import { resolveRunOptions } from '../../../src/manager/options.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../../src/sim/apiserver/server.js';
+import type { ApiServerDouble } from '../../../src/sim/apiserver/server.js';
 import { DockerEmulator } from '../../emulators/docker/server.js';
-import { useManagerCluster } from '../../helpers/manager-double.js';
-import { connect, createNode, storedNode } from '../harness.js';
-import { MemoryEvents, until } from '../memory-nodes.js';
+import { createNode, storedNode, useDouble } from '../../kit/double.js';
+import { MemoryEvents } from '../memory-nodes.js';
+import { eventually } from '../../kit/wait.js';
 
 const PERIOD_MS = 500;
 
@@ -40,7 +40,7 @@ function nodeEvents(api: ApiServerDouble, name: string): EventObject[] {
 }
 
 describe('cloud-node-lifecycle in the whole process, static provider', () => {
-  const cluster = useManagerCluster();
+  const cluster = useDouble();
   let dir: string | undefined;
   let provider: StaticProvider | undefined;
   afterEach(async () => {
@@ -56,7 +56,7 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
     const entry = (n: number) => ({ addresses: [{ type: 'InternalIP', address: `10.0.0.${n}` }] });
     await writeFile(file, toYAML({ nodes: { s1: entry(1), s2: entry(2), s3: entry(3) } }));
     provider = await StaticProvider.open({ path: file, debounceMs: 20, pollMs: 0 });
-    const running = cluster.run(resolveRunOptions({
+    const running = cluster.runManager(resolveRunOptions({
       cloudProvider: 'static', cloudConfig: file, controllers: '*,cloud-node-lifecycle', nodeMonitorPeriod: `${PERIOD_MS}ms`,
       allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', leaderElect: false, securePort: '0',
     }), { provider, identity: 'lc', userAgent: 'ccm-lifecycle' });
@@ -65,7 +65,7 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
       createNode(cluster.api, { name, ready: 'Unknown' });
     }
     const api = cluster.api;
-    await until(() => ['s1', 's2', 's3'].every((n) => !hasUninitializedTaint(storedNode(api, n)) && nodePodCIDRs(storedNode(api, n)).length > 0), 10_000, 'nodes initialised with pod CIDRs');
+    await eventually(() => ['s1', 's2', 's3'].every((n) => !hasUninitializedTaint(storedNode(api, n)) && nodePodCIDRs(storedNode(api, n)).length > 0), { timeoutMs: 10_000, what: 'nodes initialised with pod CIDRs' });
     const ipam = () => running.manager.controllers().ipam!;
     expect(ipam().ledger.stats()[0]!.nodes).toBe(3);
     expect(running.manager.controllers().lifecycle).toBeDefined();
@@ -74,33 +74,32 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
     let reloadedAt = 0;
     provider.onReload(() => (reloadedAt = Date.now()));
     await writeFile(file, toYAML({ nodes: { s1: entry(1), s3: entry(3) } }));
-    await until(() => reloadedAt > 0, 5000, 'the static provider to reload the file');
-    await until(() => !exists(api, 's2'), 4 * PERIOD_MS, 's2 deleted');
+    await eventually(() => reloadedAt > 0, { timeoutMs: 5000, what: 'the static provider to reload the file' });
+    await eventually(() => !exists(api, 's2'), { timeoutMs: 4 * PERIOD_MS, what: 's2 deleted' });
     expect(Date.now() - reloadedAt).toBeLessThanOrEqual(2 * PERIOD_MS);
-    await until(() => ipam().ledger.stats()[0]!.nodes === 2, 2000, 'the pod CIDRs of s2 released');
+    await eventually(() => ipam().ledger.stats()[0]!.nodes === 2, { timeoutMs: 2000, what: 'the pod CIDRs of s2 released' });
     const deleting = () => nodeEvents(api, 's2').filter((e) => e.reason === 'DeletingNode');
-    await until(() => deleting().length > 0, 3000, 'the DeletingNode event');
+    await eventually(() => deleting().length > 0, { timeoutMs: 3000, what: 'the DeletingNode event' });
     expect(deleting().map((e) => [e.type, e.message])).toEqual([['Normal', 'Deleting node s2: its instance no longer exists in cloud provider static']]);
     expect(exists(api, 's1') && exists(api, 's3')).toBe(true);
 
     // s3 is powered off: the file says so.
     reloadedAt = 0;
     await writeFile(file, toYAML({ nodes: { s1: entry(1), s3: { ...entry(3), shutdown: true } } }));
-    await until(() => reloadedAt > 0, 5000, 'reload');
-    await until(() => hasShutdownTaint(storedNode(api, 's3')), 4 * PERIOD_MS, 's3 tainted');
+    await eventually(() => reloadedAt > 0, { timeoutMs: 5000, what: 'reload' });
+    await eventually(() => hasShutdownTaint(storedNode(api, 's3')), { timeoutMs: 4 * PERIOD_MS, what: 's3 tainted' });
     expect(Date.now() - reloadedAt).toBeLessThanOrEqual(2 * PERIOD_MS);
     expect(storedNode(api, 's3').spec!.taints).toEqual([{ key: SHUTDOWN_TAINT_KEY, effect: 'NoSchedule' }]);
     expect(hasShutdownTaint(storedNode(api, 's1'))).toBe(false);
 
     // Powered on again, its kubelet reports Ready: the taint goes.
     setReady(api, 's3', 'True');
-    await until(() => !hasShutdownTaint(storedNode(api, 's3')), 4 * PERIOD_MS, 's3 untainted');
+    await eventually(() => !hasShutdownTaint(storedNode(api, 's3')), { timeoutMs: 4 * PERIOD_MS, what: 's3 untainted' });
     // The counters move when the write's response arrives, which the store may show first.
-    let metrics = '';
-    for (let i = 0; i < 50 && !/action="untaint",result="success"/.test(metrics); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      metrics = await running.manager.registry.metrics();
-    }
+    const metrics = await eventually(async () => {
+      const text = await running.manager.registry.metrics();
+      return /action="untaint",result="success"/.test(text) && text;
+    }, { timeoutMs: 2500, intervalMs: 50, what: 'the untaint counted' });
     expect(metrics).toMatch(/cloud_node_lifecycle_actions_total\{action="delete",result="success"\} 1/);
     expect(metrics).toMatch(/cloud_node_lifecycle_actions_total\{action="taint",result="success"\} 1/);
     expect(metrics).toMatch(/cloud_node_lifecycle_actions_total\{action="untaint",result="success"\} 1/);
@@ -110,11 +109,11 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
   it('leader-elected with the other controllers: only the leader runs it', async () => {
     const clouds = [new FakeProvider(), new FakeProvider()];
     const lease = { leaderElectLeaseDuration: '1500ms', leaderElectRenewDeadline: '1s', leaderElectRetryPeriod: '200ms' };
-    const managers = clouds.map((cloud, i) => cluster.run(resolveRunOptions({
+    const managers = clouds.map((cloud, i) => cluster.runManager(resolveRunOptions({
       cloudProvider: 'fake', controllers: 'cloud-node-lifecycle', nodeMonitorPeriod: '200ms', securePort: '0', ...lease,
     }), { provider: cloud, identity: `m${i}`, userAgent: `ccm-m${i}` }));
     createNode(cluster.api, { name: 'down', tainted: false, ready: 'False' });
-    await until(() => !exists(cluster.api, 'down'), 10_000, 'the leader deletes the node');
+    await eventually(() => !exists(cluster.api, 'down'), { timeoutMs: 10_000, what: 'the leader deletes the node' });
     const leaders = managers.filter((m) => m.manager.isLeading());
     expect(leaders).toHaveLength(1);
     const follower = managers.find((m) => !m.manager.isLeading())!;
@@ -124,9 +123,10 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
 
   it('not named in --controllers: not running, even with every other controller', async () => {
     const cloud = new FakeProvider();
-    const running = cluster.run(resolveRunOptions({ cloudProvider: 'fake', controllers: '*', leaderElect: false, securePort: '0' }), { provider: cloud });
+    const running = cluster.runManager(resolveRunOptions({ cloudProvider: 'fake', controllers: '*', leaderElect: false, securePort: '0' }), { provider: cloud });
     createNode(cluster.api, { name: 'gone', ready: 'False' });
-    await until(() => running.manager.controllers().cloudNode !== undefined, 5000, 'controllers started');
+    await eventually(() => running.manager.controllers().cloudNode !== undefined, { timeoutMs: 5000, what: 'controllers started' });
+    // A window of a monitor period and more in which it would have started and acted.
     await new Promise((r) => setTimeout(r, 300));
     expect(running.manager.controllers().lifecycle).toBeUndefined();
     expect(cloud.callCount('instancesExist')).toBe(0);
@@ -135,16 +135,10 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
 });
 
 describe('cloud-node-lifecycle through the API double', () => {
-  let api: ApiServerDouble;
-  const cleanup: Array<() => Promise<void> | void> = [];
-  afterEach(async () => {
-    for (const c of cleanup.reverse()) await c();
-    cleanup.length = 0;
-    await api?.stop();
-  });
+  const cluster = useDouble();
 
   async function run(provider: ConstructorParameters<typeof CloudNodeLifecycleController>[0]['provider'], deleter?: (real: NodeDeleter) => NodeDeleter) {
-    const conn = connect(api);
+    const conn = cluster.connect();
     const events = new MemoryEvents();
     const real = nodeDeleterFromClient(conn.client);
     const controller = new CloudNodeLifecycleController({
@@ -152,58 +146,52 @@ describe('cloud-node-lifecycle through the API double', () => {
     });
     conn.watcher.start();
     await conn.watcher.synced;
-    cleanup.push(async () => {
-      await controller.stop();
-      await conn.watcher.stop();
-      conn.client.close();
-    });
+    cluster.defer(() => controller.stop());
     return { controller, events, conn };
   }
 
   it('kind: a stopped container gets the shutdown taint and loses it when it runs (and is Ready) again; a removed one is deleted', async () => {
-    api = await startApiServerDouble({ bookmarkIntervalMs: 200 });
     const docker = new DockerEmulator();
     await docker.start();
-    cleanup.push(() => docker.stop());
+    cluster.defer(() => docker.stop());
     const label = { 'io.x-k8s.kind.cluster': 'kind' };
     docker.addContainer({ name: 'kind-worker', labels: label, networks: { kind: { IPAddress: '172.18.0.2' } } });
     docker.addContainer({ name: 'kind-worker2', labels: label, networks: { kind: { IPAddress: '172.18.0.4' } } });
-    for (const name of ['kind-worker', 'kind-worker2']) createNode(api, { name, tainted: false, ready: 'True', providerID: `kind://kind/kind/${name}` });
+    for (const name of ['kind-worker', 'kind-worker2']) createNode(cluster.api, { name, tainted: false, ready: 'True', providerID: `kind://kind/kind/${name}` });
     const kind = new KindProvider({ cluster: 'kind', dockerSocket: docker.socketPath }, new DockerClient({ socketPath: docker.socketPath }));
     const { controller, events } = await run(kind);
     controller.start();
 
     // `docker stop kind-worker`: the kubelet stops posting, the node goes Unknown.
     docker.setState('kind-worker', 'exited');
-    setReady(api, 'kind-worker', 'Unknown');
-    await until(() => hasShutdownTaint(storedNode(api, 'kind-worker')), 4 * PERIOD_MS, 'kind-worker tainted');
-    expect(exists(api, 'kind-worker')).toBe(true);
+    setReady(cluster.api, 'kind-worker', 'Unknown');
+    await eventually(() => hasShutdownTaint(storedNode(cluster.api, 'kind-worker')), { timeoutMs: 4 * PERIOD_MS, what: 'kind-worker tainted' });
+    expect(exists(cluster.api, 'kind-worker')).toBe(true);
 
     // `docker start kind-worker`: running, and Ready once its kubelet reports.
     docker.setState('kind-worker', 'running');
-    setReady(api, 'kind-worker', 'True');
-    await until(() => !hasShutdownTaint(storedNode(api, 'kind-worker')), 4 * PERIOD_MS, 'kind-worker untainted');
+    setReady(cluster.api, 'kind-worker', 'True');
+    await eventually(() => !hasShutdownTaint(storedNode(cluster.api, 'kind-worker')), { timeoutMs: 4 * PERIOD_MS, what: 'kind-worker untainted' });
 
     // `docker rm -f kind-worker2`: gone.
     docker.removeContainer('kind-worker2');
-    setReady(api, 'kind-worker2', 'Unknown');
-    await until(() => !exists(api, 'kind-worker2'), 4 * PERIOD_MS, 'kind-worker2 deleted');
+    setReady(cluster.api, 'kind-worker2', 'Unknown');
+    await eventually(() => !exists(cluster.api, 'kind-worker2'), { timeoutMs: 4 * PERIOD_MS, what: 'kind-worker2 deleted' });
     // The event follows the DELETE's response, which the watch may beat.
-    await until(() => events.for('kind-worker2').length > 0, 2000, 'the DeletingNode event');
+    await eventually(() => events.for('kind-worker2').length > 0, { timeoutMs: 2000, what: 'the DeletingNode event' });
     expect(events.for('kind-worker2').map((e) => e.reason)).toEqual(['DeletingNode']);
     expect(events.for('kind-worker')).toEqual([]);
   });
 
   it('the DELETE is guarded by the uid: a Node re-created under the same name meanwhile is not deleted', async () => {
-    api = await startApiServerDouble({ bookmarkIntervalMs: 200 });
-    const old = createNode(api, { name: 'reused', tainted: false, ready: 'False' });
+    const old = createNode(cluster.api, { name: 'reused', tainted: false, ready: 'False' });
     let recreated: NodeObject | undefined;
     // Between the decision (made on the cached, old Node) and the DELETE, the name is reused.
     const { controller, events } = await run(new FakeProvider(), (real) => ({
       delete: async (name, uid) => {
         expect(uid).toBe(old.metadata.uid);
-        api.store.delete('nodes', name);
-        recreated = createNode(api, { name, tainted: false, ready: 'False' });
+        cluster.api.store.delete('nodes', name);
+        recreated = createNode(cluster.api, { name, tainted: false, ready: 'False' });
         await real.delete(name, uid);
       },
     }));
@@ -211,7 +199,7 @@ describe('cloud-node-lifecycle through the API double', () => {
     expect(stats.deleted).toBe(0);
     expect(stats.failed).toBe(0);
     expect(recreated!.metadata.uid).not.toBe(old.metadata.uid);
-    expect(storedNode(api, 'reused').metadata.uid).toBe(recreated!.metadata.uid);
+    expect(storedNode(cluster.api, 'reused').metadata.uid).toBe(recreated!.metadata.uid);
     expect(events.events).toEqual([]);
   });
 });

@@ -5,7 +5,11 @@ import { PROVIDED_NODE_IP_ANNOTATION } from '../../../src/nodeip/index.js';
 import type { Expectation } from './cases.js';
 import { REASON_SYNCED } from './cases.js';
 import { addressesOf, cidrFamily, cidrWithin, hasTaint, internalIPs, podCIDRsOf, UNINITIALIZED_TAINT_KEY, type CoreEvent, type E2ECluster, type WireNode } from './cluster.js';
-import { consistently, eventually } from './wait.js';
+import { DOUBLE_CLUSTER_CIDRS } from '../../kit/double.js';
+import { consistently, eventually } from '../../kit/wait.js';
+
+/** How often the suite polls the cluster: each probe is a request or two, not worth making more often. */
+export const E2E_POLL_MS = 100;
 
 export interface CheckOptions {
   timeoutMs: number;
@@ -47,9 +51,14 @@ export async function warningEvent(cluster: E2ECluster, node: string, reason: st
   return match;
 }
 
+/** The checks on the double, where the pod ranges are known: `describe` is the controller's log tail. */
+export function doubleCheckOptions(describe: () => string, noWarnings = true): CheckOptions {
+  return { timeoutMs: 20_000, clusterCIDRs: DOUBLE_CLUSTER_CIDRS, podCIDRsWhileTainted: false, noWarnings, describe };
+}
+
 /** Waits for the node to reach its expected outcome and checks every part of it. */
 export async function expectNodeOutcome(cluster: E2ECluster, name: string, want: Expectation, options: CheckOptions): Promise<WireNode> {
-  const wait = { timeoutMs: options.timeoutMs, describe: options.describe };
+  const wait = { timeoutMs: options.timeoutMs, intervalMs: E2E_POLL_MS, describe: options.describe };
   if (want.initialised) {
     const node = await eventually(async () => {
       const n = await cluster.getNode(name);

@@ -8,7 +8,11 @@ import { CLUSTERCIDRS, NODES, type KubeObject, type ResourceType } from '../../.
 import type { NodeObject, Taint } from '../../../src/model/node.js';
 import type { NodeAddress } from '../../../src/model/node-address.js';
 import { registerNode, type KubeletConfig, type RegisterResult } from '../../../src/sim/kubelet/index.js';
-import { FAKE_NODE_TAINT_KEY, RUN_LABEL } from './target.js';
+
+/** Label put on every object the suite creates; the value is the run prefix. */
+export const RUN_LABEL = 'e2e.node-address-ccm.io/run';
+/** NoSchedule taint put on every fake node the suite registers, so nothing ever runs there. */
+export const FAKE_NODE_TAINT_KEY = 'e2e.node-address-ccm.io/fake-node';
 
 export const UNINITIALIZED_TAINT_KEY = 'node.cloudprovider.kubernetes.io/uninitialized';
 const EVENTS_ALL: ResourceType = { group: '', version: 'v1', plural: 'events', namespaced: false };

@@ -1,8 +1,8 @@
-// The cluster the e2e suite runs against.
+// The cluster the e2e suite runs against, chosen here (useE2ETarget):
 //
-//   default                      the API server double, started by the suite, with the controller
-//                                manager run from the built binary and nodes registered by the
-//                                kubelet simulator;
+//   default                      the API server double, started by the suite from the test kit
+//                                (test/kit/double.ts), with the controller manager run from the
+//                                built binary and nodes registered by the kubelet simulator;
 //   E2E_REAL_CLUSTER=1           the cluster of $KUBECONFIG's current context, which must be listed
 //                                in E2E_ALLOWED_CONTEXTS (comma separated). deploy/kind/e2e.sh
 //                                sets both and runs the controllers itself.
@@ -12,13 +12,14 @@
 // it recorded creating.
 import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { startDoubleTarget, type DoubleTarget, type StaticNodeEntry } from '../../kit/double.js';
+import type { CliProcess } from '../../kit/processes.js';
+import { E2ECluster } from './cluster.js';
+
+export { FAKE_NODE_TAINT_KEY, RUN_LABEL } from './cluster.js';
 
 export type TargetKind = 'double' | 'real';
-
-/** Label put on every object the suite creates; the value is the run prefix. */
-export const RUN_LABEL = 'e2e.node-address-ccm.io/run';
-/** NoSchedule taint put on every fake node the suite registers, so nothing ever runs there. */
-export const FAKE_NODE_TAINT_KEY = 'e2e.node-address-ccm.io/fake-node';
 
 export class TargetRefusedError extends Error {
   override name = 'TargetRefusedError';
@@ -66,4 +67,79 @@ export function loadRealClusterConfig(env: NodeJS.ProcessEnv = process.env): { k
 /** A DNS-label-safe random prefix for this run: `e2e-` and 8 hex digits. */
 export function runPrefix(): string {
   return `e2e-${randomBytes(4).toString('hex')}`;
+}
+
+export interface E2ETargetSetup {
+  /** Which cluster (default: targetKind(), from the environment). */
+  kind?: TargetKind;
+  /** The run prefix of every name the suite creates (default: runPrefix()). */
+  prefix?: string;
+  /** Double only: the static cloud-config entries, by node name. */
+  cloud?: Record<string, StaticNodeEntry>;
+  /** Double only: `run` flags after the defaults (they override them). */
+  runArgs?: string[];
+  /** false: start nothing (the suite's tests are skipped). */
+  enabled?: boolean;
+}
+
+/** What a describe block runs against, once its beforeAll has run. */
+export interface E2ETarget {
+  readonly kind: TargetKind;
+  readonly prefix: string;
+  /** The suite's client, and the ledger of what it created (deleted after the suite). */
+  readonly cluster: E2ECluster;
+  /** The double (double target only). */
+  readonly double: DoubleTarget | undefined;
+  /** The controller manager the suite started (double target only: throws on a real cluster). */
+  readonly ccm: CliProcess;
+  /** `<prefix>-<id>`. */
+  name(id: string): string;
+  /** The controller manager's output tail, for failure messages ('' when the suite runs none). */
+  log(): string;
+}
+
+/**
+ * Registers the describe block's beforeAll and afterAll: on the double, starts it with the cloud
+ * entries and `run`; on a real cluster, loads the allow-listed kubeconfig (or refuses). Afterwards
+ * deletes what the suite created, stops what it started, and fails if a deletion failed.
+ */
+export function useE2ETarget(setup: E2ETargetSetup = {}): E2ETarget {
+  const kind = setup.kind ?? targetKind();
+  const prefix = setup.prefix ?? runPrefix();
+  let cluster: E2ECluster | undefined;
+  let double: DoubleTarget | undefined;
+  let ccm: CliProcess | undefined;
+  beforeAll(async () => {
+    if (setup.enabled === false) return;
+    if (kind === 'real') {
+      cluster = new E2ECluster(loadRealClusterConfig().kubeConfig, prefix);
+      return;
+    }
+    double = await startDoubleTarget();
+    cluster = new E2ECluster(double.kubeConfig(), prefix);
+    double.writeCloudConfig(setup.cloud ?? {});
+    ccm = double.startRun(setup.runArgs ?? []);
+  });
+  afterAll(async () => {
+    const failures = cluster ? await cluster.cleanup() : [];
+    await double?.close();
+    expect(failures).toEqual([]);
+  });
+  return {
+    kind,
+    prefix,
+    get cluster() {
+      if (!cluster) throw new Error('useE2ETarget: the cluster is there once beforeAll has run');
+      return cluster;
+    },
+    get double() {
+      return double;
+    },
+    get ccm() {
+      if (!ccm) throw new Error(kind === 'real' ? 'useE2ETarget: on a real cluster the suite runs no controller manager' : 'useE2ETarget: the controller manager is there once beforeAll has run');
+      return ccm;
+    },
+    name: (id) => `${prefix}-${id}`,
+    log: () => (ccm ? `controller manager output (tail):\n${ccm.tail(60)}` : ''),
+  };
 }

@@ -1,4 +1,5 @@
-// Runs the built CLI binary (dist/) as a child process, as an operator would.
+// Runs the built CLI binary (dist/) to completion as a child process, as an operator would; for a
+// process that keeps running (`run`, `apiserver`, `simulate --keep`) see processes.ts.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -40,9 +41,30 @@ export function runProcess(bin: string, args: string[], options: RunOptions = {}
   });
 }
 
+/** Throws, naming the fix, when dist/ has not been built (tests run the TypeScript, the CLI runs the build). */
+export function assertBuilt(): void {
+  if (!existsSync(cliPath)) throw new Error(`${cliPath} is missing: run "npm run build" first (npm test builds it)`);
+}
+
 export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
-  if (!existsSync(cliPath)) {
-    throw new Error(`${cliPath} is missing: run "npm run build" first (npm test builds it)`);
-  }
+  assertBuilt();
   return runProcess(process.execPath, [cliPath, ...args], { ...options, cwd: options.cwd ?? repoRoot, env: { ...process.env, ...options.env } });
+}
+
+export interface RunCapabilities {
+  /** `run --help` text. */
+  help: string;
+  /** `--cidr-allocator-type` is a flag of `run`. */
+  cidrAllocatorTypeFlag: boolean;
+  /** `run --help` names MultiCIDRRangeAllocator (ClusterCIDR pools; issue #6). */
+  multiCIDRRangeAllocator: boolean;
+}
+
+/** What the built `run` command supports, read from its --help. */
+export async function runCapabilities(): Promise<RunCapabilities> {
+  const r = await runCli(['run', '--help']);
+  if (r.code !== 0) throw new Error(`node-address-ccm run --help exited ${r.code}: ${r.stderr || r.stdout}`);
+  const help = r.stdout;
+  const cidrAllocatorTypeFlag = help.includes('--cidr-allocator-type');
+  return { help, cidrAllocatorTypeFlag, multiCIDRRangeAllocator: cidrAllocatorTypeFlag && help.includes('MultiCIDRRangeAllocator') };
 }

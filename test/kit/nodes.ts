@@ -1,4 +1,5 @@
-// Builders for controller tests: nodes as the API server would return them.
+// The suite's one core/v1 Node builder: nodes as the API server would return them (makeNode), or
+// as a client sends them to be created (newNode), plus the KEP-3705 address lists and metadata.
 import type { InstanceMetadata } from '../../providers/types.js';
 import type { NodeAddress } from '../../src/model/node-address.js';
 import { PROVIDED_NODE_IP_ANNOTATION, UNINITIALIZED_TAINT_KEY, type NodeObject, type Taint } from '../../src/model/node.js';
@@ -20,6 +21,8 @@ export interface MakeNodeOptions {
   /** The Ready condition's status; undefined leaves the condition out. */
   ready?: 'True' | 'False' | 'Unknown';
   uid?: string;
+  /** metadata.creationTimestamp (RFC 3339); undefined leaves it out. */
+  creationTimestamp?: string;
 }
 
 export function makeNode(o: MakeNodeOptions = {}): NodeObject {
@@ -35,11 +38,19 @@ export function makeNode(o: MakeNodeOptions = {}): NodeObject {
   };
   if (o.providerID !== undefined) node.spec!.providerID = o.providerID;
   if (o.uid !== undefined) node.metadata.uid = o.uid;
+  if (o.creationTimestamp !== undefined) node.metadata.creationTimestamp = o.creationTimestamp;
   if (o.ready !== undefined) node.status!.conditions = [{ type: 'Ready', status: o.ready, reason: o.ready === 'True' ? 'KubeletReady' : 'NodeStatusUnknown' }];
   if (o.podCIDRs) {
     node.spec!.podCIDR = o.podCIDRs[0];
     node.spec!.podCIDRs = o.podCIDRs;
   }
+  return node;
+}
+
+/** A Node as a client (kubelet) sends it to be created: no server-set resourceVersion. */
+export function newNode(o: MakeNodeOptions = {}): NodeObject {
+  const node = makeNode(o);
+  delete node.metadata.resourceVersion;
   return node;
 }
 
