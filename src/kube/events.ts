@@ -4,7 +4,7 @@
 // drops floods. The correlator is pure; the recorder sends in the background and never throws.
 import { realClock, type Clock } from './clock.js';
 import type { KubeClient } from './client.js';
-import { isAlreadyExists, isNotFound } from './errors.js';
+import { isAlreadyExists, isFenced, isNotFound } from './errors.js';
 import { formatTime } from './time.js';
 import { EVENTS, type EventObject, type KubeObject, type ObjectReference } from './types.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -230,7 +230,12 @@ export interface EventRecorderOptions extends CorrelatorOptions {
   rate?: { qps: number; burst: number };
   clock?: Clock;
   logger?: Logger;
+  /** Called for every event dropped (a metric), with why. */
+  onDropped?: (reason: EventDropReason) => void;
 }
+
+/** Why an event was not written: the spam filter, the rate limit, a full queue, or a fenced write (the lease is lost). */
+export type EventDropReason = 'spam' | 'rate' | 'full' | 'fenced';
 
 /** Interval of the log line that sums up events dropped by the rate limit. */
 const RATE_SUMMARY_MS = 60_000;
@@ -242,6 +247,8 @@ export interface EventRecorderStats {
   /** Dropped by the process-wide rate limit. */
   droppedRate: number;
   droppedFull: number;
+  /** Dropped because a write was fenced: this process no longer holds the lease. */
+  droppedFenced: number;
   failed: number;
   invalid: number;
 }
@@ -267,7 +274,10 @@ export class EventRecorder {
   #sending: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #stopped = false;
-  readonly stats: EventRecorderStats = { created: 0, patched: 0, droppedSpam: 0, droppedRate: 0, droppedFull: 0, failed: 0, invalid: 0 };
+  readonly stats: EventRecorderStats = { created: 0, patched: 0, droppedSpam: 0, droppedRate: 0, droppedFull: 0, droppedFenced: 0, failed: 0, invalid: 0 };
+  readonly #onDropped: ((reason: EventDropReason) => void) | undefined;
+  /** A write was fenced: the term is over, and nothing recorded for it is written any more. */
+  #fenced = false;
   readonly #rate: TokenBucket | undefined;
   /** Rate-limited drops since the last summary line, and when that line was written. */
   #rateDropped = 0;
@@ -284,6 +294,7 @@ export class EventRecorder {
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency: must be an integer >= 1, got ${concurrency}`);
     this.#concurrency = concurrency;
     this.#rate = options.rate && new TokenBucket(options.rate.qps, options.rate.burst, this.#clock);
+    this.#onDropped = options.onDropped;
   }
 
   /** Events recorded and not yet written. */
@@ -298,6 +309,10 @@ export class EventRecorder {
    */
   event(involvedObject: EventInput['involvedObject'], type: EventType, reason: string, message: string): void {
     if (this.#stopped) return;
+    if (this.#fenced) {
+      this.#dropped('fenced');
+      return;
+    }
     const namespace = involvedObject?.namespace || this.#clusterNamespace;
     let c: Correlation;
     try {
@@ -308,12 +323,12 @@ export class EventRecorder {
       return;
     }
     if (c.action === 'drop') {
-      this.stats.droppedSpam++;
+      this.#dropped('spam');
       this.#log.debug({ object: involvedObject.name, reason }, 'event dropped by spam filter');
       return;
     }
     if (this.#rate && !this.#rate.tryTake()) {
-      this.stats.droppedRate++;
+      this.#dropped('rate');
       this.#rateDropped++;
       const now = this.#clock.now();
       if (now - this.#rateSummaryAt >= RATE_SUMMARY_MS) {
@@ -324,13 +339,37 @@ export class EventRecorder {
       return;
     }
     if (this.#pending.length - this.#head >= this.#maxPending) {
-      this.stats.droppedFull++;
+      this.#dropped('full');
       this.#log.warn({ object: involvedObject.name, reason }, 'event queue full, dropping event');
       return;
     }
     this.#pending.push(c);
     this.#sending ??= this.#drain();
     this.#wake?.();
+  }
+
+  #dropped(reason: EventDropReason, n = 1): void {
+    const key = ({ spam: 'droppedSpam', rate: 'droppedRate', full: 'droppedFull', fenced: 'droppedFenced' } as const)[reason];
+    this.stats[key] += n;
+    for (let i = 0; i < n; i++) this.#onDropped?.(reason);
+  }
+
+  /**
+   * A write was fenced: the lease is lost, and every later write of this term would be refused
+   * the same way. What is queued is dropped now, and so is what is recorded from here on, with
+   * one log line instead of a warning per event.
+   */
+  #fence(err: unknown, c: Extract<Correlation, { action: 'create' | 'patch' }>): void {
+    if (this.#fenced) {
+      this.#dropped('fenced');
+      return;
+    }
+    this.#fenced = true;
+    const queued = this.#pending.length - this.#head;
+    this.#pending = [];
+    this.#head = 0;
+    this.#dropped('fenced', queued + 1);
+    this.#log.warn({ err, dropped: queued + 1, object: c.event.involvedObject.name, reason: c.event.reason }, 'events dropped: writes are fenced (this process no longer holds the lease); events recorded from now on are dropped too');
   }
 
   /** Shorthand for events about a node. */
@@ -405,9 +444,13 @@ export class EventRecorder {
         if (!isAlreadyExists(err)) throw err;
       }
     } catch (err) {
-      this.stats.failed++;
       // A failed create must not leave later repeats patching an Event that does not exist.
       if (c.action === 'create') this.#correlator.forget(c.key);
+      if (isFenced(err)) {
+        this.#fence(err, c);
+        return;
+      }
+      this.stats.failed++;
       this.#log.warn({ err, object: c.event.involvedObject.name, reason: c.event.reason }, 'cannot write event');
     }
   }

@@ -317,7 +317,7 @@ export class ControllerManager {
     const client = this.client.withSignal(signal);
     const nodes = nodeCacheFromWatcher(this.watcher);
     const writer = nodeWriterFromClient(client, this.#deps.nodeTransform ?? slimNode);
-    const events = createNodeEventSink(this.client, { component: COMPONENT, host: this.identity, logger: this.#log, ...(this.#deps.eventRate !== undefined ? { rate: this.#deps.eventRate } : {}) });
+    const events = createNodeEventSink(this.client, { component: COMPONENT, host: this.identity, logger: this.#log, registry: this.registry, ...(this.#deps.eventRate !== undefined ? { rate: this.#deps.eventRate } : {}) });
     this.#events = events;
     await abortable(this.watcher.synced, signal);
     const mode = this.#o.ipam.cidrAllocatorType;

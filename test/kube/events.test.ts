@@ -1,4 +1,5 @@
 import { describe, it, expect, afterEach } from 'vitest';
+import { pino } from 'pino';
 import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
 import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
 import { COMBINED_PREFIX, EventCorrelator, EventRecorder, nodeReference, type Correlation, type EventInput } from '../../src/kube/events.js';
@@ -192,18 +193,37 @@ describe('EventRecorder against the API server double', () => {
   });
 
   it('logs and counts failures instead of throwing', async () => {
-    const { client, rec } = await setup();
-    client.setWriteGate(() => { throw new FencedError('not leading'); });
-    expect(() => rec.nodeEvent(node('n1'), 'Normal', 'Synced', 'ok')).not.toThrow();
+    const { rec } = await setup();
     api.faults.inject({ resource: 'events', status: 500 });
+    expect(() => rec.nodeEvent(node('n1'), 'Normal', 'Synced', 'ok')).not.toThrow();
     await rec.flush();
     expect(rec.stats.failed).toBe(1);
-    client.setWriteGate(undefined);
     rec.nodeEvent(node('n1'), 'Normal', 'Synced', 'ok');
     await rec.flush();
     // The failed create was forgotten, so the repeat tried a fresh create (which the fault failed).
-    expect(api.count({ verb: 'create', resource: 'events' })).toBe(1);
+    expect(api.count({ verb: 'create', resource: 'events' })).toBe(2);
     expect(rec.stats.failed).toBe(2);
+  });
+
+  it('a fenced write ends the term for events: what is queued and what comes later is dropped, counted, with one log line', async () => {
+    api = await startApiServerDouble();
+    const client = new KubeClient(kubeConfigFromString(api.kubeconfig), { writeTimeoutMs: 500 });
+    const lines: Array<{ msg: string; dropped?: number }> = [];
+    const logger = pino({ level: 'warn' }, { write: (l: string) => void lines.push(JSON.parse(l) as { msg: string; dropped?: number }) });
+    const dropped: string[] = [];
+    const rec = new EventRecorder({ client, host: 'ccm-0', concurrency: 1, logger, onDropped: (reason) => dropped.push(reason) });
+    cleanups.push(() => api.stop(), () => client.close(), () => rec.stop());
+    rec.nodeEvent(node('n0'), 'Normal', 'Synced', 'ok');
+    await rec.flush();
+    client.setWriteGate(() => { throw new FencedError('not the leader'); });
+    for (let i = 1; i <= 30; i++) rec.nodeEvent(node(`n${i}`), 'Warning', 'InstanceNotFound', 'gone');
+    await rec.flush();
+    for (let i = 31; i <= 40; i++) rec.nodeEvent(node(`n${i}`), 'Warning', 'InstanceNotFound', 'gone');
+    await rec.flush();
+    expect(rec.stats).toMatchObject({ created: 1, failed: 0, droppedFenced: 40 });
+    expect(dropped).toEqual(Array(40).fill('fenced'));
+    expect(lines.map((l) => l.msg)).toEqual(['events dropped: writes are fenced (this process no longer holds the lease); events recorded from now on are dropped too']);
+    expect(api.count({ verb: 'create', resource: 'events' })).toBe(1);
   });
 });
 
