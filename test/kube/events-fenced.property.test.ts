@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
 import { FencedError } from '../../src/kube/errors.js';
-import { EventRecorder, nodeReference } from '../../src/kube/events.js';
+import { EventRecorder } from '../../src/kube/events.js';
 import type { ApiServerDouble } from '../../src/sim/apiserver/index.js';
 import { startDouble } from '../kit/double.js';
 import { makeNode } from '../kit/nodes.js';
