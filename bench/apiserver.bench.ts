@@ -3,7 +3,7 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { kubeConfigFor, startApiServerDouble, type ApiServerDouble } from '../src/sim/apiserver/index.js';
+import { kubeConfigFor, startApiServerDouble, type ApiServerDouble } from '../src/double/index.js';
 
 function node(i: number): object {
   const name = `node-${String(i).padStart(5, '0')}`;

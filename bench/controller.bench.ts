@@ -6,7 +6,7 @@ import { hasUninitializedTaint, nodePodCIDRs, UNINITIALIZED_TAINT_KEY, type Node
 import { kubeConfigFromString } from '../src/kube/client.js';
 import { ControllerManager } from '../src/manager/manager.js';
 import { resolveRunOptions } from '../src/manager/options.js';
-import { startApiServerDouble, type ApiServerDouble } from '../src/sim/apiserver/server.js';
+import { startApiServerDouble, type ApiServerDouble } from '../src/double/server.js';
 import type { NodeAddress } from '../src/model/node-address.js';
 
 const USER_AGENT = 'node-address-ccm-bench';

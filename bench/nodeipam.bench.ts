@@ -9,7 +9,7 @@ import { nodePodCIDRs, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../src/m
 import { kubeConfigFromString } from '../src/kube/client.js';
 import { ControllerManager } from '../src/manager/manager.js';
 import { resolveRunOptions, type RawRunFlags } from '../src/manager/options.js';
-import { startApiServerDouble, type ApiServerDouble } from '../src/sim/apiserver/server.js';
+import { startApiServerDouble, type ApiServerDouble } from '../src/double/server.js';
 
 const USER_AGENT = 'node-address-ccm-bench-ipam';
 const POOLS = 100;

@@ -5,8 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../src/model/node.js';
-import { startApiServerDouble } from '../src/sim/apiserver/server.js';
-import { realisticNode } from '../src/sim/realistic-node.js';
+import { startApiServerDouble } from '../src/double/server.js';
+import { realisticNode } from '../src/simulation/realistic-node.js';
 
 const [kubeconfigPath, cloudConfigPath, nodesText, joinText] = process.argv.slice(2);
 const NODES = Number(nodesText);

@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startApiServerDouble, type ApiServerDouble } from '../src/sim/apiserver/server.js';
+import { startApiServerDouble, type ApiServerDouble } from '../src/double/server.js';
 import { freePort } from '../src/util/free-port.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -49,10 +49,10 @@ export * from './controllers/index.js';
 export * from './manager/index.js';
 
 // The stand-ins: the API server double, the kubelet simulator and the `simulate` scenario.
-export * from './sim/apiserver/index.js';
+export * from './double/index.js';
 export {
   registerNode, restartKubelet, startKubelet, deleteNode, registrationNode, restartPatch, kubeletAddressSetter, KubeletStartError,
   type KubeletConfig, type KubeletTarget, type RegisterResult, type RestartResult, type AddressSetterResult,
-} from './sim/kubelet/index.js';
-export { runSimulation, formatTable as formatSimulationTable, type SimulationOptions, type SimulationResult, type SimRow } from './sim/cluster/run.js';
-export { buildSimCluster, staticCloudConfig, SIM_CASES, type SimCase, type SimNode } from './sim/cluster/scenario.js';
+} from './simulation/kubelet/index.js';
+export { runSimulation, formatTable as formatSimulationTable, type SimulationOptions, type SimulationResult, type SimRow } from './simulation/cluster/run.js';
+export { buildSimCluster, staticCloudConfig, SIM_CASES, type SimCase, type SimNode } from './simulation/cluster/scenario.js';

@@ -17,7 +17,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/audit/'],
   ['src/controllers/'],
   ['src/manager/'],
-  ['src/sim/'],
+  ['src/double/', 'src/simulation/'],
   ['src/cli/', 'src/index.ts', 'bench/'],
 ];
 

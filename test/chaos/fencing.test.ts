@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/double/index.js';
 
 let api: ApiServerDouble | undefined;
 let dir: string | undefined;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../kit/cli.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/double/server.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../../src/model/node.js';
 import { createNode } from '../kit/double.js';
 import { ip } from '../kit/nodes.js';

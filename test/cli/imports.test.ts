@@ -69,7 +69,7 @@ describe('commands that need no cloud', () => {
     // names): the allocator, the node-IP decision and the commands' work stay unloaded.
     const src = pathToFileURL(path.join(repoRoot, 'dist/src')).href;
     const loaded = log.read().filter((u) => u.startsWith(`${src}/`)).map((u) => u.slice(src.length + 1));
-    expect(loaded.filter((m) => /^(ipam|audit|sim|kube|nodeip)\/|^manager\/manager|-report\.js$/.test(m))).toEqual([]);
+    expect(loaded.filter((m) => /^(ipam|audit|double|simulation|kube|nodeip)\/|^manager\/manager|-report\.js$/.test(m))).toEqual([]);
   });
 
   it('simulate runs its cluster on the static adapter without a cloud SDK', async () => {

@@ -4,8 +4,8 @@ import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { parseStaticCloudConfig } from '../../providers/static/config.js';
-import { annotationTarget, SANDBOX_CLUSTER_CIDR, sandboxGuide, sandboxSpareNodes } from '../../src/sim/cluster/sandbox.js';
-import { buildSimCluster, staticCloudConfig } from '../../src/sim/cluster/scenario.js';
+import { annotationTarget, SANDBOX_CLUSTER_CIDR, sandboxGuide, sandboxSpareNodes } from '../../src/simulation/cluster/sandbox.js';
+import { buildSimCluster, staticCloudConfig } from '../../src/simulation/cluster/scenario.js';
 import { runCli } from '../kit/cli.js';
 
 describe('sandbox guide', () => {

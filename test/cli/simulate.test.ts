@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../kit/cli.js';
 import { parseStaticCloudConfig } from '../../providers/static/config.js';
-import { buildSimCluster, simAddresses, SIM_CASES, staticCloudConfig } from '../../src/sim/cluster/scenario.js';
+import { buildSimCluster, simAddresses, SIM_CASES, staticCloudConfig } from '../../src/simulation/cluster/scenario.js';
 
 describe('simulated cluster scenario', () => {
   it('node 0 has the KEP-3705 example addresses; every index gives valid, distinct addresses', () => {

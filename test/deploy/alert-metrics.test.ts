@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FakeProvider } from '../../providers/fake/fake.js';
 import { kubeConfigFromString } from '../../src/kube/client.js';
 import { resolveRunOptions, type RawRunFlags } from '../../src/manager/options.js';
-import { parseRbacYaml } from '../../src/sim/apiserver/rbac.js';
+import { parseRbacYaml } from '../../src/double/rbac.js';
 import type { NodeObject } from '../../src/model/node.js';
 import { repoRoot } from '../kit/cli.js';
 import { createNode, useDouble } from '../kit/double.js';

@@ -5,7 +5,7 @@
 // Expected outcomes are written out by hand from Kubernetes' behaviour, not computed by the code
 // under test.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { registrationNode, type KubeletConfig } from '../../src/sim/kubelet/index.js';
+import { registrationNode, type KubeletConfig } from '../../src/simulation/kubelet/index.js';
 import type { StaticNodeEntry } from '../kit/double.js';
 import { eventually } from '../kit/wait.js';
 import { annotationOf, doubleCheckOptions, E2E_POLL_MS, expectNodeOutcome, warningEvent } from './support/assert.js';

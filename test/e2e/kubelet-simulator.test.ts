@@ -1,7 +1,7 @@
 // The kubelet simulator the e2e suite relies on: the Node it registers for each --node-ip form,
 // what a restart changes, and that it goes through a real API server (the double).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kubeConfigFor, startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { kubeConfigFor, startApiServerDouble, type ApiServerDouble } from '../../src/double/index.js';
 import { KubeClient } from '../../src/kube/client.js';
 import { NODES } from '../../src/kube/types.js';
 import {
@@ -16,7 +16,7 @@ import {
   restartPatch,
   startKubelet,
   type KubeletConfig,
-} from '../../src/sim/kubelet/index.js';
+} from '../../src/simulation/kubelet/index.js';
 import type { NodeObject } from '../../src/model/node.js';
 
 const ANN = 'alpha.kubernetes.io/provided-node-ip';

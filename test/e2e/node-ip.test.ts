@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { NodeAddress } from '../../src/model/node-address.js';
-import { KubeletStartError, registerNode, registrationNode, restartKubelet, type KubeletConfig } from '../../src/sim/kubelet/index.js';
+import { KubeletStartError, registerNode, registrationNode, restartKubelet, type KubeletConfig } from '../../src/simulation/kubelet/index.js';
 import { annotationOf, checkPodCIDRs, doubleCheckOptions, E2E_POLL_MS, expectNodeOutcome, warningEvent } from './support/assert.js';
 import { DOUBLE_CASES, KEP_DUAL, MALFORMED_NODE_IPS, REASON_INVALID_NODE_IP, kindNodeCases, realClusterExpectation, type NodeIPCase } from './support/cases.js';
 import { addressesOf, cidrsOverlap, hasTaint, podCIDRsOf, UNINITIALIZED_TAINT_KEY, type WireNode } from './support/cluster.js';

@@ -24,7 +24,7 @@ import type { RunOptions } from '../../src/manager/options.js';
 import type { NodeCache, NodeWriter } from '../../src/controllers/seams.js';
 import type { NodeAddress } from '../../src/model/node-address.js';
 import { hasUninitializedTaint, type NodeObject } from '../../src/model/node.js';
-import { startApiServerDouble, type ApiServerDouble, type ApiServerDoubleOptions } from '../../src/sim/apiserver/server.js';
+import { startApiServerDouble, type ApiServerDouble, type ApiServerDoubleOptions } from '../../src/double/server.js';
 import { newNode, type MakeNodeOptions } from './nodes.js';
 import { Processes, type CliProcess, type StartOptions } from './processes.js';
 import { eventually } from './wait.js';

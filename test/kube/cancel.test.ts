@@ -2,7 +2,7 @@
 // limited or retried when its signal aborts, while the process client goes on; a relist waiter
 // gives up at its signal while the watcher keeps retrying; abortable/linkSignals as a table.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/double/index.js';
 import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
 import { TransportError } from '../../src/kube/errors.js';
 import { TokenBucket } from '../../src/kube/token-bucket.js';

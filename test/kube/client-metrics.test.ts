@@ -6,7 +6,7 @@ import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
 import { restClientMetrics } from '../../src/kube/client-metrics.js';
 import { TokenBucket } from '../../src/kube/token-bucket.js';
 import { NODES } from '../../src/kube/types.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/server.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/double/server.js';
 
 let api: ApiServerDouble | undefined;
 let client: KubeClient | undefined;

@@ -1,7 +1,7 @@
 // The request layer against the API server double: patch flavours, status subresource, typed
 // errors and write outcomes under injected faults.
 import { describe, it, expect, afterEach } from 'vitest';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/double/index.js';
 import { KubeClient, jsonPatchWithResourceVersion, kubeConfigFromString } from '../../src/kube/client.js';
 import { ApiError, TransportError, isConflict, isInvalid, isNotFound, isTooManyRequests, writeOutcome } from '../../src/kube/errors.js';
 import { CLUSTERCIDRS, NODES, SERVICECIDRS, type KubeObject } from '../../src/kube/types.js';

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
 import { FencedError } from '../../src/kube/errors.js';
 import { EventRecorder } from '../../src/kube/events.js';
-import type { ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import type { ApiServerDouble } from '../../src/double/index.js';
 import { startDouble } from '../kit/double.js';
 import { makeNode } from '../kit/nodes.js';
 

@@ -1,6 +1,6 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { pino } from 'pino';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/double/index.js';
 import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
 import { COMBINED_PREFIX, EventCorrelator, EventRecorder, nodeReference, type Correlation, type EventInput } from '../../src/kube/events.js';
 import { FencedError } from '../../src/kube/errors.js';

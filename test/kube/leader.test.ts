@@ -1,5 +1,5 @@
 import { describe, it, expect, afterEach } from 'vitest';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/double/index.js';
 import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
 import { FencedError } from '../../src/kube/errors.js';
 import { LeaderElector, type LeaderElectionOptions } from '../../src/kube/leader.js';

@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { nextPageLimit, PAGE_TARGET_CHARS } from '../../src/kube/page-size.js';
 import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
 import { NODES } from '../../src/kube/types.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
-import { realisticNode } from '../../src/sim/realistic-node.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/double/index.js';
+import { realisticNode } from '../../src/simulation/realistic-node.js';
 
 const MiB = 2 ** 20;
 

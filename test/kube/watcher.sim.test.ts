@@ -1,6 +1,6 @@
 // The watcher against the API server double: real paging, bookmarks, compaction and restarts.
 import { describe, it, expect, afterEach } from 'vitest';
-import { startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../src/double/index.js';
 import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
 import { NODES, type KubeObject } from '../../src/kube/types.js';
 import { Watcher } from '../../src/kube/watcher.js';

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseRbacYaml } from '../../src/sim/apiserver/rbac.js';
+import { parseRbacYaml } from '../../src/double/rbac.js';
 import { repoRoot } from '../kit/cli.js';
 import { startDoubleTarget, type DoubleTarget } from '../kit/double.js';
 import { describeKubectl, kubectl } from './kubectl.js';

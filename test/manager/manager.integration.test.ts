@@ -142,7 +142,7 @@ describe('ControllerManager', () => {
   });
 
   it('controllers that cannot start (the ClusterCIDR CRD not served): the lease is released and run fails with the reason', async () => {
-    const { DEFAULT_RESOURCES } = await import('../../src/sim/apiserver/resources.js');
+    const { DEFAULT_RESOURCES } = await import('../../src/double/resources.js');
     await cluster.replaceApi({ resources: DEFAULT_RESOURCES.filter((r) => r.plural !== 'clustercidrs') });
     const a = start('a', cloudFor(1), { cidrAllocatorType: 'MultiCIDRRangeAllocator' });
     await expect(a.done).rejects.toThrow(/clustercidrs\.networking\.x-k8s\.io\/v1 is not served/);
@@ -151,7 +151,7 @@ describe('ControllerManager', () => {
   });
 
   it('without leader election, controllers that cannot start make run fail with the reason', async () => {
-    const { DEFAULT_RESOURCES } = await import('../../src/sim/apiserver/resources.js');
+    const { DEFAULT_RESOURCES } = await import('../../src/double/resources.js');
     await cluster.replaceApi({ resources: DEFAULT_RESOURCES.filter((r) => r.plural !== 'clustercidrs') });
     const a = start('a', cloudFor(1), { cidrAllocatorType: 'MultiCIDRRangeAllocator', leaderElect: 'false' });
     await expect(a.done).rejects.toThrow(/is not served/);

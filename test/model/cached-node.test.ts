@@ -9,7 +9,7 @@ import { resolveRunOptions } from '../../src/manager/options.js';
 import { useDouble } from '../kit/double.js';
 import { ip } from '../kit/nodes.js';
 import { eventually } from '../kit/wait.js';
-import { realisticNode } from '../../src/sim/realistic-node.js';
+import { realisticNode } from '../../src/simulation/realistic-node.js';
 
 describe('slimNode', () => {
   it('keeps the fields the controllers read and drops the rest of a realistic 12 KB Node', () => {

@@ -23,7 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRbacYaml, withBootstrapRoles, type DetailedCounterRow, type FaultHandle, type RbacPolicy } from '../../src/sim/apiserver/index.js';
+import { parseRbacYaml, withBootstrapRoles, type DetailedCounterRow, type FaultHandle, type RbacPolicy } from '../../src/double/index.js';
 import type { NodeAddress } from '../../src/model/node-address.js';
 import { E2E_POLL_MS } from '../e2e/support/assert.js';
 import { E2ECluster, hasTaint, podCIDRsOf, UNINITIALIZED_TAINT_KEY } from '../e2e/support/cluster.js';

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseRbacYaml } from '../../src/sim/apiserver/index.js';
+import { parseRbacYaml } from '../../src/double/index.js';
 import { repoRoot } from '../kit/cli.js';
 import { grantKey, grantsFor, withoutVerb } from './support/grants.js';
 

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { kubeConfigFromString } from '../../src/kube/client.js';
 import { resolveRunOptions, type RawRunFlags } from '../../src/manager/options.js';
 import type { RunningProcess } from '../../src/cli/commands/run-process.js';
-import { parseRbacYaml } from '../../src/sim/apiserver/rbac.js';
+import { parseRbacYaml } from '../../src/double/rbac.js';
 import { selfSignedCertificate } from '../../src/serving/certificate.js';
 import { UsageError } from '../../src/cli/exit-codes.js';
 import { repoRoot } from '../kit/cli.js';

@@ -3,8 +3,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { USAGE_EXIT_CODE, UsageError } from '../exit-codes.js';
-import type { RbacPolicy } from '../../sim/apiserver/rbac.js';
-import type { UserSpec } from '../../sim/apiserver/server.js';
+import type { RbacPolicy } from '../../double/rbac.js';
+import type { UserSpec } from '../../double/server.js';
 
 interface ApiserverOptions {
   port: string;
@@ -62,7 +62,7 @@ export function register(program: Command): void {
       if (opts.adminToken !== undefined && !/^[\x21-\x7e]{1,256}$/.test(opts.adminToken)) throw usage(`--admin-token ${JSON.stringify(opts.adminToken)}: expected 1 to 256 characters, printable ASCII without spaces`);
       // Imported when the command runs: --help loads no server or logger.
       const [{ createLogger }, { loadRbacDir }, { startApiServerDouble }, { parseFaultPlanText }] = await Promise.all([
-        import('../../log.js'), import('../../sim/apiserver/rbac.js'), import('../../sim/apiserver/server.js'), import('../../sim/apiserver/faults.js'),
+        import('../../log.js'), import('../../double/rbac.js'), import('../../double/server.js'), import('../../double/faults.js'),
       ]);
       let plan;
       if (opts.faults !== undefined) {

@@ -31,7 +31,7 @@ export function register(program: Command): void {
     .action(async (flags: SimulateFlags) => {
       // Flags are judged first, with light modules only; the cluster and the Kubernetes client are
       // imported once they pass (and --help loads neither).
-      const [{ createLogger }, { parseFeatureGates }, { SIM_MAX_NODES }] = await Promise.all([import('../../log.js'), import('../../featuregates/index.js'), import('../../sim/cluster/size.js')]);
+      const [{ createLogger }, { parseFeatureGates }, { SIM_MAX_NODES }] = await Promise.all([import('../../log.js'), import('../../featuregates/index.js'), import('../../simulation/cluster/size.js')]);
       let nodes: number;
       let timeoutMs: number;
       let logger: Logger;
@@ -48,7 +48,7 @@ export function register(program: Command): void {
       } catch (err) {
         throw new UsageError((err as Error).message);
       }
-      const { runSimulation } = await import('../../sim/cluster/run.js');
+      const { runSimulation } = await import('../../simulation/cluster/run.js');
       // The sandbox runs until Ctrl-C (or SIGTERM), then stops everything cleanly.
       const stop = new AbortController();
       let firstSignalAt = 0;

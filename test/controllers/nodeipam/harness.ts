@@ -11,7 +11,7 @@ import { FlagsPoolSource, type PoolSource } from '../../../src/controllers/nodei
 import type { CloudRanges } from '../../../src/controllers/nodeipam/cloud-ranges.js';
 import { parseFlagsPool, type FlagsInput } from '../../../src/ipam/flags.js';
 import { NODES, CLUSTERCIDRS } from '../../../src/kube/types.js';
-import type { ApiServerDouble } from '../../../src/sim/apiserver/server.js';
+import type { ApiServerDouble } from '../../../src/double/server.js';
 import { nodePodCIDRs, type NodeObject } from '../../../src/model/node.js';
 import type { DoubleTarget } from '../../kit/double.js';
 import { MemoryEvents } from '../memory-nodes.js';

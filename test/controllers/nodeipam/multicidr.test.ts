@@ -237,7 +237,7 @@ describe('MultiCIDRRangeAllocator: Service CIDRs', () => {
   });
 
   it('v1beta1 only: watched there; neither served: --service-cluster-ip-range', async () => {
-    const { DEFAULT_RESOURCES } = await import('../../../src/sim/apiserver/resources.js');
+    const { DEFAULT_RESOURCES } = await import('../../../src/double/resources.js');
     const beta = DEFAULT_RESOURCES.map((r) => (r.plural === 'servicecidrs' ? { ...r, version: 'v1beta1' } : r));
     await cluster.replaceApi({ resources: beta });
     createClusterCIDR(cluster.api, 'pool', { perNodeHostBits: 8, ipv4: '10.1.0.0/22' });
@@ -261,7 +261,7 @@ describe('MultiCIDRRangeAllocator: Service CIDRs', () => {
 
 describe('MultiCIDRRangeAllocator without the CRD', () => {
   it('fails to start with an error naming the missing resource', async () => {
-    const { DEFAULT_RESOURCES } = await import('../../../src/sim/apiserver/resources.js');
+    const { DEFAULT_RESOURCES } = await import('../../../src/double/resources.js');
     await cluster.replaceApi({ resources: DEFAULT_RESOURCES.filter((r) => r.plural !== 'clustercidrs') });
     await expect(replica()).rejects.toThrow('MultiCIDRRangeAllocator: clustercidrs.networking.x-k8s.io/v1 is not served: install the CRD (deploy/base/crd-clustercidrs.yaml)');
   });

@@ -17,7 +17,7 @@ import type { NodeDeleter } from '../../../src/controllers/seams.js';
 import type { EventObject } from '../../../src/kube/types.js';
 import { nodeDeleterFromClient } from '../../../src/manager/adapters.js';
 import { resolveRunOptions } from '../../../src/manager/options.js';
-import type { ApiServerDouble } from '../../../src/sim/apiserver/server.js';
+import type { ApiServerDouble } from '../../../src/double/server.js';
 import { DockerEmulator } from '../../emulators/docker/server.js';
 import { createNode, storedNode, useDouble } from '../../kit/double.js';
 import { MemoryEvents } from '../memory-nodes.js';

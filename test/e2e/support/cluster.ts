@@ -7,7 +7,7 @@ import { isNotFound } from '../../../src/kube/errors.js';
 import { CLUSTERCIDRS, NODES, type KubeObject, type ResourceType } from '../../../src/kube/types.js';
 import type { NodeObject, Taint } from '../../../src/model/node.js';
 import type { NodeAddress } from '../../../src/model/node-address.js';
-import { registerNode, type KubeletConfig, type RegisterResult } from '../../../src/sim/kubelet/index.js';
+import { registerNode, type KubeletConfig, type RegisterResult } from '../../../src/simulation/kubelet/index.js';
 
 /** Label put on every object the suite creates; the value is the run prefix. */
 export const RUN_LABEL = 'e2e.node-address-ccm.io/run';

@@ -1,5 +1,5 @@
 // What an RBAC policy grants one user, flattened to (verb, group, resource, subresource) rows.
-import type { PolicyRule, RbacPolicy, Subject } from '../../../src/sim/apiserver/index.js';
+import type { PolicyRule, RbacPolicy, Subject } from '../../../src/double/index.js';
 
 export interface Grant {
   verb: string;

@@ -1,8 +1,8 @@
 // The Kubernetes protobuf bodies kubectl sends for its self-subject reviews, decoded to the JSON
 // shape the review handlers read; malformed or other bodies are refused with a clear status.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/sim/apiserver/index.js';
-import { decodeSelfReview, readFields } from '../../src/sim/apiserver/review-proto.js';
+import { ApiError } from '../../src/double/index.js';
+import { decodeSelfReview, readFields } from '../../src/double/review-proto.js';
 
 // Test-side protobuf writer: length-delimited fields only (all a review body uses).
 function field(num: number, payload: Buffer | string): Buffer {

@@ -1,6 +1,6 @@
 // Label and field selector parsing and matching, table-driven.
 import { describe, expect, it } from 'vitest';
-import { ApiError, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../../src/sim/apiserver/index.js';
+import { ApiError, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from '../../src/double/index.js';
 
 const labels = { app: 'web', tier: 'front', 'example.com/zone': 'z1', n: '5' };
 

@@ -1,6 +1,6 @@
 // Store rules without HTTP: history bounds, generation, namespaces, create-on-update.
 import { describe, expect, it } from 'vitest';
-import { ApiError, Store } from '../../src/sim/apiserver/index.js';
+import { ApiError, Store } from '../../src/double/index.js';
 
 function code(fn: () => unknown): number | undefined {
   try {

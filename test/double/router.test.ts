@@ -1,7 +1,7 @@
 // URL paths → resource requests and audit verbs, table-driven.
 import { describe, expect, it } from 'vitest';
-import { ApiError, Store } from '../../src/sim/apiserver/index.js';
-import { route, verbOf, type Route } from '../../src/sim/apiserver/router.js';
+import { ApiError, Store } from '../../src/double/index.js';
+import { route, verbOf, type Route } from '../../src/double/router.js';
 
 const store = new Store({ namespaces: [] });
 const find = (g: string, v: string, p: string) => store.findResource(g, v, p);

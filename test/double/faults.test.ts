@@ -1,8 +1,8 @@
 // Fault injection, counters, and restart of the double, observed through client-node.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
-import { Faults, kubeConfigFor, startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
-import { parseFaultPlan, parseFaultPlanText, type RequestInfo } from '../../src/sim/apiserver/faults.js';
+import { Faults, kubeConfigFor, startApiServerDouble, type ApiServerDouble } from '../../src/double/index.js';
+import { parseFaultPlan, parseFaultPlanText, type RequestInfo } from '../../src/double/faults.js';
 import { eventually } from '../kit/wait.js';
 import { collectWatch, expectStatus, fakeNode, rawRequest } from './target.js';
 

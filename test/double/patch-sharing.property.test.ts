@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, DEFAULT_RESOURCES, kubeConfigFor, startApiServerDouble, type ApiServerDouble, type Json } from '../../src/sim/apiserver/index.js';
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, DEFAULT_RESOURCES, kubeConfigFor, startApiServerDouble, type ApiServerDouble, type Json } from '../../src/double/index.js';
 import { rawRequest } from './target.js';
 
 const nodeSchema = DEFAULT_RESOURCES.find((r) => r.plural === 'nodes')!.smp;

@@ -1,8 +1,8 @@
 // Server-side Table rows: the pure rules behind kubectl get's columns (ages, node status and
 // roles, event cells, custom resource columns) and the Accept negotiation.
 import { describe, expect, it } from 'vitest';
-import { buildTable, customResourceTable, humanDuration, nodeRoles, nodeStatus, tableRequested, tableSpecOf, CLUSTERCIDR_PRINTER_COLUMNS } from '../../src/sim/apiserver/table.js';
-import type { KObject } from '../../src/sim/apiserver/index.js';
+import { buildTable, customResourceTable, humanDuration, nodeRoles, nodeStatus, tableRequested, tableSpecOf, CLUSTERCIDR_PRINTER_COLUMNS } from '../../src/double/table.js';
+import type { KObject } from '../../src/double/index.js';
 
 const S = 1000;
 const M = 60 * S;

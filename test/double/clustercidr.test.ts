@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { CLUSTERCIDR_RULE_MESSAGES, kubeConfigFor, startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { CLUSTERCIDR_RULE_MESSAGES, kubeConfigFor, startApiServerDouble, type ApiServerDouble } from '../../src/double/index.js';
 import { repoRoot } from '../kit/cli.js';
 import { expectStatus } from './target.js';
 

@@ -1,6 +1,6 @@
 // Pure patch functions, table-driven.
 import { describe, expect, it } from 'vitest';
-import { ApiError, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, DEFAULT_RESOURCES, type Json } from '../../src/sim/apiserver/index.js';
+import { ApiError, applyJsonPatch, applyMergePatch, applyStrategicMergePatch, DEFAULT_RESOURCES, type Json } from '../../src/double/index.js';
 
 const nodeSchema = DEFAULT_RESOURCES.find((r) => r.plural === 'nodes')!.smp;
 

@@ -2,7 +2,7 @@
 // token is, and what RBAC (plus the bootstrap system:auth-delegator ClusterRole) lets a user do.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthenticationV1Api, AuthorizationV1Api } from '@kubernetes/client-node';
-import { kubeConfigFor, parseRbacYaml, reviewAccess, startApiServerDouble, Authorizer, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { kubeConfigFor, parseRbacYaml, reviewAccess, startApiServerDouble, Authorizer, type ApiServerDouble } from '../../src/double/index.js';
 import { expectStatus } from './target.js';
 
 const DELEGATOR = 'system:serviceaccount:kube-system:ccm';

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { ApiException, KubeConfig, Watch } from '@kubernetes/client-node';
 import { expect } from 'vitest';
-import { kubeConfigFor, type ApiServerDouble, type ApiServerDoubleOptions } from '../../src/sim/apiserver/index.js';
+import { kubeConfigFor, type ApiServerDouble, type ApiServerDoubleOptions } from '../../src/double/index.js';
 import { loadRealClusterConfig } from '../e2e/support/target.js';
 import { startDouble } from '../kit/double.js';
 import { eventually } from '../kit/wait.js';

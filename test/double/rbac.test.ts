@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoordinationV1Api, CoreV1Api, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
-import { kubeConfigFor, parseRbacYaml, startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { kubeConfigFor, parseRbacYaml, startApiServerDouble, type ApiServerDouble } from '../../src/double/index.js';
 import { expectStatus, fakeNode, rawRequest } from './target.js';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/rbac');

@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import type { StaticProvider } from '../../../providers/static/provider.js';
 import { nodePodCIDRs, type NodeObject } from '../../model/node.js';
 import { hasShutdownTaint } from '../../controllers/nodelifecycle/decide.js';
-import type { ApiServerDouble } from '../apiserver/server.js';
+import type { ApiServerDouble } from '../../double/server.js';
 import { staticCloudConfig, type SimCase, type SimNode } from './scenario.js';
 
 const DEMO_CASE: SimCase = {

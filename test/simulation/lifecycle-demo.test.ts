@@ -4,10 +4,10 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parseStaticCloudConfig } from '../../providers/static/config.js';
-import { runSimulation } from '../../src/sim/cluster/run.js';
-import { LIFECYCLE_GONE, LIFECYCLE_STOPPED, lifecycleDemoAfterEdit, lifecycleDemoNodes } from '../../src/sim/cluster/lifecycle-demo.js';
+import { runSimulation } from '../../src/simulation/cluster/run.js';
+import { LIFECYCLE_GONE, LIFECYCLE_STOPPED, lifecycleDemoAfterEdit, lifecycleDemoNodes } from '../../src/simulation/cluster/lifecycle-demo.js';
 import { readyStatus } from '../../src/controllers/nodelifecycle/decide.js';
-import { buildSimCluster, staticCloudConfig } from '../../src/sim/cluster/scenario.js';
+import { buildSimCluster, staticCloudConfig } from '../../src/simulation/cluster/scenario.js';
 
 describe('lifecycle demo builders', () => {
   it('two initialised nodes whose kubelets stopped reporting; the edit removes one and shuts the other down', () => {

@@ -2,7 +2,7 @@
 // forgetful, and to count the calls a controller makes.
 import { ApiError, type StatusReason } from './errors.js';
 import { parse as parseYaml } from 'yaml';
-import { seededRandom } from '../../util/random.js';
+import { seededRandom } from '../util/random.js';
 
 /** Kubernetes audit verbs. */
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';

@@ -3,7 +3,7 @@
 // and leaves no object, no watch event and no resourceVersion bump behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuthorizationV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { kubeConfigFor, parseRbacYaml, startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { kubeConfigFor, parseRbacYaml, startApiServerDouble, type ApiServerDouble } from '../../src/double/index.js';
 import { collectWatch, expectStatus, rawRequest, type Collector } from './target.js';
 
 let s: ApiServerDouble;

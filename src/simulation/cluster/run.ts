@@ -13,7 +13,7 @@ import { ControllerManager } from '../../manager/manager.js';
 import { resolveRunOptions, type RawRunFlags } from '../../manager/options.js';
 import { describeStack } from '../../nodeip/stack.js';
 import { parseFeatureGates } from '../../featuregates/index.js';
-import { startApiServerDouble } from '../apiserver/server.js';
+import { startApiServerDouble } from '../../double/server.js';
 import { buildSimCluster, SIM_CLUSTER_CIDR, SIM_SERVICE_CIDR, staticCloudConfig, type SimNode } from './scenario.js';
 import { SANDBOX_REFRESH, sandboxGuide, sandboxSpareNodes } from './sandbox.js';
 import { LIFECYCLE_GONE, LIFECYCLE_STOPPED, lifecycleDemoNodes, runLifecycleDemo } from './lifecycle-demo.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRbacYaml, startApiServerDouble, type ApiServerDouble } from '../../src/sim/apiserver/index.js';
+import { parseRbacYaml, startApiServerDouble, type ApiServerDouble } from '../../src/double/index.js';
 import { KUBECTL } from '../kubectl/kubectl.js';
 import { eventually } from '../kit/wait.js';
 
