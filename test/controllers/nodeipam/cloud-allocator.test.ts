@@ -209,7 +209,7 @@ describe('CloudAllocator batches its lookups (GCE provider against the compute v
         return gce.instancesMetadata(refs, signal);
       };
       await startReplica(cluster, { cloud: cloudRangesFromProvider(counted), workers: 2 });
-      await eventually(() => storedNodes(cluster.api).every((n) => podCIDRsOf(cluster.api, n.metadata.name).length > 0), { timeoutMs: 60_000, what: 'every node has its cloud range' });
+      await eventually(() => storedNodes(cluster.api).every((n) => podCIDRsOf(cluster.api, n.metadata.name).length > 0), { timeoutMs: 60_000, intervalMs: 100, what: 'every node has its cloud range' });
       expect(podCIDRsOf(cluster.api, 'gce-0513')).toEqual(['10.66.1.0/24']);
       // The nodes were queued together (restore replay): batches of at most 500.
       expect(largest).toBeLessThanOrEqual(500);
