@@ -5,10 +5,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',
-    // Three files at once on the two-core machines here: the process tests spend most of their
-    // time waiting out leases and timers (the CPUs were idle half of a two-worker run), and every
-    // timing they assert is measured inside the process under test, not by the runner.
-    maxWorkers: 3,
+    // Four files at once on the two-core machines here: the process tests spend most of their
+    // time waiting out leases and timers (the CPUs were idle half of a two-worker run), and the
+    // timings they assert are taken from the processes' own log lines, not the runner's clock.
+    maxWorkers: 4,
     // One module graph per worker, not per file: re-importing the client, SDKs and the double for
     // each of 130 files cost a minute of the run. No test replaces a module or leaves fakes behind.
     isolate: false,
