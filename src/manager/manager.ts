@@ -1,6 +1,7 @@
-// The `run` process: wires the client runtime, the provider, leader election and the two
-// controllers. Controllers run only while leading; the node cache is kept warm on followers too,
-// so a takeover starts from a synced cache (and still re-lists before allocating).
+// The `run` process: wires the client runtime, the provider, leader election and the controllers
+// (cloud node, node lifecycle, node IPAM). Controllers run only while leading; the node cache is
+// kept warm on followers too, so a takeover starts from a synced cache (and still re-lists
+// before allocating).
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
