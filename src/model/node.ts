@@ -89,3 +89,26 @@ export function sameAddresses(a: readonly NodeAddress[] | undefined, b: readonly
   if (x.length !== y.length) return false;
   return x.every((addr, i) => addr.type === y[i]?.type && addr.address === y[i]?.address);
 }
+
+/**
+ * The same addresses, each as often, in any order. The address refresh writes only when this is
+ * false: a cloud that lists the same addresses in another order must not flip a node's primary
+ * IP (the first of its family, which `kubectl logs` and `exec` connect to).
+ */
+export function sameAddressSet(a: readonly NodeAddress[] | undefined, b: readonly NodeAddress[] | undefined): boolean {
+  const x = a ?? [];
+  const y = b ?? [];
+  if (x.length !== y.length) return false;
+  const counts = new Map<string, number>();
+  for (const { type, address } of x) {
+    const key = `${type}\u0000${address}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  for (const { type, address } of y) {
+    const key = `${type}\u0000${address}`;
+    const n = counts.get(key) ?? 0;
+    if (n === 0) return false;
+    counts.set(key, n - 1);
+  }
+  return true;
+}

@@ -7,7 +7,7 @@ import { realClock, type Clock, type ClockTimer } from '../../kube/clock.js';
 import { isConflict, isInvalid, isNotFound, writeOutcome } from '../../kube/errors.js';
 import { RetryLaterError, runBatchWorkers, WorkQueue, type BatchResult, type WorkerPool } from '../../kube/workqueue.js';
 import type { Registry } from 'prom-client';
-import { silentLogger, type Logger } from '../../log.js';
+import { silentLogger, WarningSummary, type Logger } from '../../log.js';
 import { forEachLimited } from '../../util/limit.js';
 import { betaToGALabelUpdates } from '../labels.js';
 import { cloudNodeMetrics, type CloudNodeMetrics } from '../metrics.js';
@@ -60,6 +60,27 @@ type InitStep =
   | { kind: 'waitForAllocator' }
   | { kind: 'addresses'; patch: ReturnType<typeof addressesPatch> }
   | { kind: 'initialize'; patch: MetaSpecPatch; providerID: string | undefined; rejectedLabels: readonly RejectedLabel[] };
+
+/** The summary line for nodes of one batch that stay tainted for one reason. */
+function stayTaintedSummary(reason: string, count: number): string {
+  switch (reason) {
+    case EventReason.CloudError: return `cloud provider could not answer for ${count} nodes; retrying with backoff`;
+    case EventReason.InstanceNotFound: return `${count} nodes are not known to the cloud provider; they stay tainted`;
+    case EventReason.InvalidNodeIP: return `${count} nodes have a provided-node-ip annotation the cloud's addresses cannot satisfy; they stay tainted`;
+    case EventReason.MissingProviderID: return `${count} nodes have no providerID, from the node or the cloud; they stay tainted`;
+    default: return `${count} nodes stay tainted: ${reason}`;
+  }
+}
+
+/** The summary line for nodes of one address refresh round with one problem. */
+function refreshSummary(reason: string, count: number): string {
+  switch (reason) {
+    case EventReason.CloudError: return `address refresh skipped for ${count} nodes: the cloud provider could not answer`;
+    case EventReason.InvalidNodeIP: return `addresses of ${count} nodes not updated: their provided-node-ip annotation is no longer satisfiable`;
+    case EventReason.UpdateFailed: return `failed to update the addresses of ${count} nodes`;
+    default: return `address refresh: ${count} nodes: ${reason}`;
+  }
+}
 
 /** Already reported with an event and a log line: the queue retries it quietly. */
 class RetryLater extends RetryLaterError {
@@ -166,16 +187,19 @@ export class CloudNodeController {
     if (tainted.length === 0) return { failed };
 
     const answers = await this.#metadata(tainted, 'initialise');
-    // One provider round for the batch; the writes go out a few at a time per worker.
+    // One provider round for the batch; the writes go out a few at a time per worker. Why nodes
+    // stay tainted is logged once per batch and reason: a cloud outage hits every node at once.
+    const warnings = new WarningSummary();
     await forEachLimited(tainted, this.#o.writesPerWorker, async (node) => {
       const name = node.metadata.name;
-      const outcome = await this.#initialize(node, answers.get(name));
+      const outcome = await this.#initialize(node, answers.get(name), warnings);
       if (outcome.ok) {
         if (outcome.requeueAfterMs !== undefined) results.set(name, { requeueAfterMs: outcome.requeueAfterMs });
       } else {
         failed.set(name, outcome.error);
       }
     });
+    warnings.flush(this.#log, stayTaintedSummary, (reason) => `kubectl get events --field-selector reason=${reason} lists every node`);
     return { failed, results };
   }
 
@@ -203,7 +227,7 @@ export class CloudNodeController {
     }
   }
 
-  async #initialize(node: NodeObject, answer: InstanceResult<InstanceMetadata> | undefined): Promise<SyncOutcome> {
+  async #initialize(node: NodeObject, answer: InstanceResult<InstanceMetadata> | undefined, warnings: WarningSummary): Promise<SyncOutcome> {
     const name = node.metadata.name;
     // Stopping aborts provider calls in flight: that is no news about the node.
     if (this.#stopped) return { ok: false, error: new RetryLater('controller stopping') };
@@ -211,13 +235,13 @@ export class CloudNodeController {
       const detail = answer?.kind === 'error' ? answer.error.message : 'the provider gave no answer for this node';
       const message = `failed to get instance metadata from cloud provider ${this.#o.provider.name}: ${detail}`;
       this.#o.events.emit(node, 'Warning', EventReason.CloudError, message);
-      this.#log.warn({ node: name, reason: EventReason.CloudError, err: detail }, 'cloud provider could not answer; retrying with backoff');
+      warnings.add(EventReason.CloudError, { node: name, err: detail, message: 'cloud provider could not answer; retrying with backoff' });
       return { ok: false, error: new RetryLater(message) };
     }
     if (answer.kind === 'notFound') {
       const message = `instance not found by cloud provider ${this.#o.provider.name}${answer.reason ? `: ${answer.reason}` : ''}; node stays tainted`;
       this.#o.events.emit(node, 'Warning', EventReason.InstanceNotFound, message);
-      this.#log.warn({ node: name, reason: EventReason.InstanceNotFound }, message);
+      warnings.add(EventReason.InstanceNotFound, { node: name, message });
       return { ok: false, error: new RetryLater(message) };
     }
     // Read, decide, write; after a conflict or an unknown outcome, read again and decide afresh.
@@ -228,7 +252,7 @@ export class CloudNodeController {
       const step = this.#nextWrite(current, answer.value);
       if (step.kind === 'blocked') {
         this.#o.events.emit(current, 'Warning', step.reason, step.message);
-        this.#log.warn({ node: name, reason: step.reason }, step.message);
+        warnings.add(step.reason, { node: name, message: step.message });
         return { ok: false, error: new RetryLater(step.message) };
       }
       if (step.kind === 'waitForAllocator') return { ok: true, requeueAfterMs: this.#o.notReadyRetryMs };
@@ -373,6 +397,8 @@ export class CloudNodeController {
   async resyncAddresses(): Promise<{ nodes: number; updated: number; warned: number; failed: number; cloudCalls: number }> {
     const nodes = this.#o.nodes.list().filter((n) => !hasUninitializedTaint(n));
     const stats = { nodes: nodes.length, updated: 0, warned: 0, failed: 0, cloudCalls: 0 };
+    // One line per reason for the whole round, not one per node.
+    const warnings = new WarningSummary();
     for (let i = 0; i < nodes.length && !this.#stopped; i += this.#o.maxBatch) {
       const chunk = nodes.slice(i, i + this.#o.maxBatch);
       stats.cloudCalls++;
@@ -383,14 +409,14 @@ export class CloudNodeController {
         const name = node.metadata.name;
         const answer = answers.get(name);
         if (!answer || answer.kind !== 'found') {
-          if (answer?.kind === 'error') this.#log.warn({ node: name, reason: EventReason.CloudError, err: answer.error.message }, 'address refresh skipped');
+          if (answer?.kind === 'error') warnings.add(EventReason.CloudError, { node: name, err: answer.error.message, message: 'address refresh skipped' });
           return;
         }
         const decision = decideAddressRefresh(node, answer.value, this.#o.allowDualStack);
         if (decision.kind === 'warn') {
           stats.warned++;
           this.#o.events.emit(node, 'Warning', decision.reason, decision.message);
-          this.#log.warn({ node: name, reason: decision.reason }, decision.message);
+          warnings.add(decision.reason, { node: name, message: decision.message });
         } else if (decision.kind === 'replace') {
           try {
             await this.#o.writer.patchStatus(name, addressesPatch(decision.addresses));
@@ -399,11 +425,12 @@ export class CloudNodeController {
           } catch (err) {
             this.#metrics?.nodeWrites.inc({ kind: 'status', result: 'error' });
             stats.failed++;
-            this.#log.warn({ node: name, err }, 'failed to update node addresses');
+            warnings.add(EventReason.UpdateFailed, { node: name, err: (err as Error).message, message: 'failed to update node addresses' });
           }
         }
       });
     }
+    warnings.flush(this.#log, refreshSummary);
     return stats;
   }
 }

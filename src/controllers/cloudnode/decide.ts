@@ -7,7 +7,7 @@ import { decideNodeAddresses, goQuote, type NodeAddressPhase } from '../../nodei
 import type { NodeAddress } from '../../model/node-address.js';
 import {
   LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA, LABEL_REGION, LABEL_REGION_BETA, LABEL_ZONE, LABEL_ZONE_BETA,
-  providedNodeIP, sameAddresses, taintsWithoutUninitialized,
+  providedNodeIP, sameAddresses, sameAddressSet, taintsWithoutUninitialized,
   type NodeObject, type Taint,
 } from '../../model/node.js';
 import { isReservedLabelKey, labelKeyProblem, labelValueProblem } from '../labels.js';
@@ -63,8 +63,12 @@ function addressDecision(
       return decision;
     case 'invalid':
       return { kind: 'invalid', annotation: decision.annotation, message: invalidNodeIPMessage(decision.annotation, decision.error) };
-    case 'ok':
-      return { kind: 'ok', addresses: decision.addresses, changed: !sameAddresses(node.status?.addresses, decision.addresses) };
+    case 'ok': {
+      // Initialising writes the list in its KEP-3705 order; a refresh rewrites it only when the
+      // addresses themselves changed, so a cloud's reordering never flips the node's primary IP.
+      const same = phase === 'initialize' ? sameAddresses : sameAddressSet;
+      return { kind: 'ok', addresses: decision.addresses, changed: !same(node.status?.addresses, decision.addresses) };
+    }
   }
 }
 

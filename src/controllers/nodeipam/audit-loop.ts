@@ -5,7 +5,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import { auditFindings, findingKey, FINDING_KINDS, type AuditInput, type AuditReport, type Finding, type FindingKind } from '../../audit/findings.js';
 import { realClock, type Clock, type ClockTimer } from '../../kube/clock.js';
-import { silentLogger, type Logger } from '../../log.js';
+import { silentLogger, WarningSummary, type Logger } from '../../log.js';
 
 export const AUDIT_FINDINGS_METRIC = 'node_ipam_controller_audit_findings';
 export const AUDIT_EVENT_REASON = 'IPRangeConflict';
@@ -78,14 +78,18 @@ export class AuditLoop {
       this.#gauge?.set({ kind, severity }, counts.get(kind) ?? 0);
     }
     const now = new Set<string>();
+    // New conflicts: an event each, and one log line per kind (the first round after a bad
+    // migration may find thousands).
+    const warnings = new WarningSummary();
     for (const f of report.findings) {
       if (f.severity !== 'conflict') continue;
       const k = findingKey(f);
       now.add(k);
       if (this.#reported.has(k)) continue;
-      this.#log.warn({ kind: f.kind }, f.message);
+      warnings.add(f.kind, { kind: f.kind, message: f.message });
       this.#o.event(f);
     }
+    warnings.flush(this.#log, (kind, count) => `IP range audit: ${count} new ${kind} conflicts`, () => 'node-address-ccm audit lists every finding');
     this.#reported = now;
     return report;
   }

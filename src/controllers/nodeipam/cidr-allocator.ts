@@ -10,7 +10,7 @@ import { restoreOrder } from '../../ipam/restore-order.js';
 import { realClock, type Clock } from '../../kube/clock.js';
 import { isConflict, isInvalid, isNotFound, writeOutcome } from '../../kube/errors.js';
 import { WorkQueue, type WorkerPool } from '../../kube/workqueue.js';
-import { silentLogger, type Logger } from '../../log.js';
+import { silentLogger, WarningSummary, type Logger } from '../../log.js';
 import { nodePodCIDRs, POD_CIDR_POOL_ANNOTATION, type NodeObject } from '../../model/node.js';
 import { abortable } from '../../util/abort.js';
 import { forEachChunked } from '../../util/yield.js';
@@ -87,6 +87,8 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
   #started: Promise<void> | undefined;
   /** The conflict text last reported per node, so the same conflict is not reported again. */
   readonly #reported = new Map<string, string>();
+  /** While the restore runs: its warnings, logged as one line per reason when it ends. */
+  #restoreWarnings: WarningSummary | undefined;
 
   constructor(options: CIDRAllocatorOptions) {
     this.options = options;
@@ -148,9 +150,14 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
     // newcomer gets the PodCIDRConflict Warning, whatever order the cache lists them in.
     // In chunks: the Lease renewal and the watches run between them however many nodes there are.
     const order = restoreOrder(o.nodes.list());
+    // A badly migrated cluster can hold thousands of conflicting blocks: one line per kind of
+    // conflict for the whole restore, with the first few and a pointer to `audit`.
+    this.#restoreWarnings = new WarningSummary();
     await forEachChunked(order, (node) => {
       if (this.record(node)) restored++;
     });
+    this.#restoreWarnings.flush(this.log, (reason, count) => `restore: ${count} nodes' pod CIDRs: ${reason}`, () => 'node-address-ccm audit lists every one');
+    this.#restoreWarnings = undefined;
     signal?.throwIfAborted();
     // A node deleted between two chunks had no handler yet to release it.
     for (const { metadata } of order) if (!o.nodes.get(metadata.name)) this.forget(metadata.name, 'the node was deleted during the restore');
@@ -184,6 +191,16 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
     this.log.info({ node: name, podCIDRs: released.podCIDRs, why }, 'pod CIDRs released');
     for (const s of this.options.sources) s.nodesReleased?.(released.pools);
     this.blocksReleased(released.pools, why);
+  }
+
+  /** Logs a warning about a node's blocks; during the restore, summed up per reason. */
+  protected warn(reason: string, fields: Record<string, unknown> & { message: string }): void {
+    if (this.#restoreWarnings) {
+      this.#restoreWarnings.add(reason, fields);
+      return;
+    }
+    const { message, ...rest } = fields;
+    this.log.warn({ reason, ...rest }, message);
   }
 
   /** True when `text` differs from the conflict last reported for the node ('' clears it). */

@@ -65,7 +65,7 @@ export class CloudAllocator extends CIDRAllocatorLoop {
     if (!this.isNewConflict(node.metadata.name, messages.join('\n'))) return;
     for (const m of messages) {
       this.options.events.emit(node, 'Warning', IPAMEventReason.CloudRangeClash, m);
-      this.log.warn({ node: node.metadata.name }, m);
+      this.warn(IPAMEventReason.CloudRangeClash, { node: node.metadata.name, message: m });
     }
   }
 

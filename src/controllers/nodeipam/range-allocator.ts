@@ -64,14 +64,14 @@ export class RangeAllocator extends CIDRAllocatorLoop implements PodCIDRClaims {
     if (!r.ok) {
       if (this.isNewConflict(name, r.message)) {
         this.options.events.emit(node, 'Warning', IPAMEventReason.PodCIDRConflict, r.message);
-        this.log.warn({ node: name, reason: r.reason, podCIDR: r.podCIDR }, r.message);
+        this.warn(IPAMEventReason.PodCIDRConflict, { node: name, conflict: r.reason, podCIDR: r.podCIDR, message: r.message });
       }
       this.#stopWaiting(name);
       return true;
     }
     this.isNewConflict(name, '');
     if (r.conflicts.length > 0) {
-      for (const c of r.conflicts) this.log.warn({ node: c.node, podCIDR: c.podCIDR, exclusion: c.exclusion }, 'pod CIDR overlaps an excluded range');
+      for (const c of r.conflicts) this.warn('PodCIDROverlapsExclusion', { node: c.node, podCIDR: c.podCIDR, exclusion: c.exclusion, message: 'pod CIDR overlaps an excluded range' });
       for (const s of this.options.sources) s.conflictsFound?.(r.conflicts);
     }
     this.#stopWaiting(name);
