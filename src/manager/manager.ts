@@ -399,6 +399,7 @@ export class ControllerManager {
         // The term's client, as the writer: ending the term aborts a DELETE in flight.
         nodes, writer, deleter: nodeDeleterFromClient(client), events, provider: this.#provider,
         monitorPeriodMs: this.#o.nodeMonitorPeriodMs,
+        startupGraceMs: this.#o.nodeStartupGracePeriodMs,
         registry: this.registry,
         logger: this.#log,
       });

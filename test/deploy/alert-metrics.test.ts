@@ -127,7 +127,7 @@ describe('alert expressions against the running process', () => {
     const cloud = new FakeProvider({ instances: { 'node-a': { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] } } });
     cloud.rejectNext(1, 'injected: the cloud API is unreachable');
     const url = await startRun({
-      cloudProvider: 'fake', controllers: '*,cloud-node-lifecycle', cidrAllocatorType: 'MultiCIDRRangeAllocator',
+      cloudProvider: 'fake', controllers: '*,cloud-node-lifecycle', nodeStartupGracePeriod: '0s', cidrAllocatorType: 'MultiCIDRRangeAllocator',
       clusterCidr: '10.244.0.0/16', serviceClusterIpRange: '10.96.0.0/16',
     }, cloud);
     // A tainted node in the cloud, one the cloud does not know, and a node whose pod CIDR (set

@@ -42,7 +42,7 @@ const RBAC_FILE = path.join(repoRoot, 'deploy/base/rbac.yaml');
 const LIFECYCLE_RBAC_FILE = path.join(repoRoot, 'deploy/node-lifecycle/rbac.yaml');
 const SHUTDOWN_TAINT_KEY = 'node.cloudprovider.kubernetes.io/shutdown';
 /** Short, so a vanished node is acted on within a second or two. */
-const LIFECYCLE_ARGS = ['--controllers=*,cloud-node-lifecycle', '--node-monitor-period=1s'];
+const LIFECYCLE_ARGS = ['--controllers=*,cloud-node-lifecycle', '--node-monitor-period=1s', '--node-startup-grace-period=0s'];
 const SCRAPER_USER = 'system:serviceaccount:monitoring:prometheus-k8s';
 /** The monitoring component's grant to its scraper: loaded into the double only, never counted as the ServiceAccount's. */
 const SCRAPER_RBAC = parseRbacYaml(readFileSync(path.join(repoRoot, 'deploy/components/monitoring/rbac-prometheus.yaml'), 'utf8'), 'rbac-prometheus.yaml');

@@ -17,6 +17,7 @@ export function addRunFlags(cmd: Command): Command {
     .option('--controllers <list>', "controllers to run: '*' (cloud-node, node-ipam; cloud-node-lifecycle only when named), 'name', '-name' disables", RUN_DEFAULTS.controllers)
     .option('--node-status-update-frequency <duration>', 'period of the node address refresh', RUN_DEFAULTS.nodeStatusUpdateFrequency)
     .option('--node-monitor-period <duration>', 'period of the cloud-node-lifecycle pass (delete Nodes whose instance is gone, taint shut-down ones)', RUN_DEFAULTS.nodeMonitorPeriod)
+    .option('--node-startup-grace-period <duration>', 'cloud-node-lifecycle never deletes a Node younger than this, whatever the cloud says (a new instance can be missing from its listings for a while)', RUN_DEFAULTS.nodeStartupGracePeriod)
     .option('--concurrent-node-syncs <n>', 'workers per controller', RUN_DEFAULTS.concurrentNodeSyncs)
     .option('--kube-api-qps <qps>', 'API requests per second shared by every controller (negative: no limit)', RUN_DEFAULTS.kubeApiQps)
     .option('--kube-api-burst <n>', 'API requests allowed at once above --kube-api-qps', RUN_DEFAULTS.kubeApiBurst)

@@ -1,19 +1,20 @@
-// The cloud node lifecycle controller: a thin periodic loop around plan.ts. Every
+// The cloud node lifecycle controller: a thin periodic loop around decide.ts. Every
 // --node-monitor-period it walks the cached nodes; Ready ones lose the shutdown taint, not-Ready
 // ones are looked up in the cloud (one instancesExist call per up to maxBatch nodes, then one
 // instancesShutdown call for those that exist): a gone instance's Node is deleted (guarded by its
-// uid), a shut-down one is tainted. A provider that cannot answer leaves the node for next period.
+// uid) once the Node is past its start-up grace period and two answers a period apart agree; a
+// shut-down one is tainted. A provider that cannot answer leaves the node for next period.
 import type { Registry } from 'prom-client';
 import type { CloudProvider, InstanceResult, NodeRef } from '../../../providers/types.js';
 import { realClock, type Clock, type ClockTimer } from '../../kube/clock.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
-import { silentLogger, type Logger } from '../../log.js';
+import { silentLogger, WarningSummary, type Logger } from '../../log.js';
 import { forEachLimited } from '../../util/limit.js';
 import { cloudNodeMetrics, type CloudNodeMetrics } from '../metrics.js';
 import type { NodeObject } from '../../model/node.js';
 import type { NodeCache, NodeDeleter, NodeEventSink, NodeWriter } from '../seams.js';
 import { lifecycleMetrics, type LifecycleMetrics } from './metrics.js';
-import { decideLifecycle, LifecycleEventReason, shutdownTaints, taintPatch, type LifecycleAnswers, type LifecycleDecision } from './decide.js';
+import { decideLifecycle, LifecycleEventReason, shutdownTaints, taintPatch, type DeletionGuard, type LifecycleAnswers, type LifecycleDecision } from './decide.js';
 
 export interface CloudNodeLifecycleControllerOptions {
   nodes: NodeCache;
@@ -21,8 +22,10 @@ export interface CloudNodeLifecycleControllerOptions {
   deleter: NodeDeleter;
   provider: CloudProvider;
   events: NodeEventSink;
-  /** --node-monitor-period, in ms. */
+  /** --node-monitor-period, in ms: also how far apart two missing answers must be before a deletion. */
   monitorPeriodMs: number;
+  /** --node-startup-grace-period, in ms: a younger Node is never deleted (default 5 minutes). */
+  startupGraceMs?: number;
   /** Most nodes in one provider call (default 500). */
   maxBatch?: number;
   /** API writes in flight at once (default 16). */
@@ -43,6 +46,8 @@ export interface MonitorStats {
   untainted: number;
   /** Left alone: the provider could not answer (error or no answer). */
   unanswered: number;
+  /** Reported missing, but not deleted yet: a young Node, or a first answer awaiting its confirmation. */
+  deferred: number;
   /** Writes or deletions that failed (retried next period). */
   failed: number;
   providerCalls: number;
@@ -50,8 +55,11 @@ export interface MonitorStats {
 
 type Pending = { node: NodeObject; answers: LifecycleAnswers };
 
+/** --node-startup-grace-period's default: a launch's eventual consistency is seconds; a Node is minutes. */
+export const DEFAULT_STARTUP_GRACE_MS = 5 * 60_000;
+
 export class CloudNodeLifecycleController {
-  readonly #o: Required<Pick<CloudNodeLifecycleControllerOptions, 'maxBatch' | 'writeConcurrency' | 'conflictRetries'>> & CloudNodeLifecycleControllerOptions;
+  readonly #o: Required<Pick<CloudNodeLifecycleControllerOptions, 'maxBatch' | 'writeConcurrency' | 'conflictRetries' | 'startupGraceMs'>> & CloudNodeLifecycleControllerOptions;
   readonly #log: Logger;
   readonly #clock: Clock;
   readonly #calls: CloudNodeMetrics | undefined;
@@ -60,12 +68,16 @@ export class CloudNodeLifecycleController {
   #timer: ClockTimer | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
+  /** When each Node's instance was first reported missing, by name (with the uid it was reported for). */
+  readonly #missingSince = new Map<string, { uid: string | undefined; at: number }>();
 
   constructor(options: CloudNodeLifecycleControllerOptions) {
     if (!(options.monitorPeriodMs > 0)) throw new Error(`--node-monitor-period: must be positive, got ${options.monitorPeriodMs}ms`);
     const maxBatch = options.maxBatch ?? 500;
     if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new Error(`maxBatch: must be an integer >= 1, got ${maxBatch}`);
-    this.#o = { maxBatch, writeConcurrency: 16, conflictRetries: 3, ...options };
+    const startupGraceMs = options.startupGraceMs ?? DEFAULT_STARTUP_GRACE_MS;
+    if (!(startupGraceMs >= 0)) throw new Error(`--node-startup-grace-period: must not be negative, got ${startupGraceMs}ms`);
+    this.#o = { maxBatch, writeConcurrency: 16, conflictRetries: 3, ...options, startupGraceMs };
     this.#log = (options.logger ?? silentLogger).child({ controller: 'cloud-node-lifecycle' });
     this.#clock = options.clock ?? realClock;
     this.#calls = options.registry ? cloudNodeMetrics(options.registry) : undefined;
@@ -93,7 +105,7 @@ export class CloudNodeLifecycleController {
         const seconds = (this.#clock.now() - started) / 1000;
         this.#metrics?.monitorDuration.observe(seconds);
         // Quiet when nothing happened: this runs every few seconds.
-        const acted = stats.deleted + stats.tainted + stats.untainted + stats.failed + stats.unanswered > 0;
+        const acted = stats.deleted + stats.tainted + stats.untainted + stats.failed + stats.unanswered + stats.deferred > 0;
         const fields = { ...stats, ms: this.#clock.now() - started };
         if (acted) this.#log.info(fields, 'node lifecycle pass done');
         else this.#log.debug(fields, 'node lifecycle pass done');
@@ -108,7 +120,7 @@ export class CloudNodeLifecycleController {
   /** One pass over the cached nodes. */
   async monitorNodes(): Promise<MonitorStats> {
     const nodes = this.#o.nodes.list();
-    const stats: MonitorStats = { nodes: nodes.length, notReady: 0, deleted: 0, tainted: 0, untainted: 0, unanswered: 0, failed: 0, providerCalls: 0 };
+    const stats: MonitorStats = { nodes: nodes.length, notReady: 0, deleted: 0, tainted: 0, untainted: 0, unanswered: 0, deferred: 0, failed: 0, providerCalls: 0 };
     const untaint: NodeObject[] = [];
     const askExists: Pending[] = [];
     for (const node of nodes) {
@@ -116,6 +128,10 @@ export class CloudNodeLifecycleController {
       if (d.kind === 'removeTaint') untaint.push(node);
       else if (d.kind === 'askExists') askExists.push({ node, answers: {} });
     }
+    // A missing answer counts only while the Node stays not Ready and in the cache.
+    const asking = new Set(askExists.map((p) => p.node.metadata.name));
+    for (const name of this.#missingSince.keys()) if (!asking.has(name)) this.#missingSince.delete(name);
+    const warnings = new WarningSummary();
     stats.notReady = askExists.length;
     await forEachLimited(untaint, this.#o.writeConcurrency, (node) => this.#setTaint(node, 'remove', stats));
 
@@ -127,7 +143,7 @@ export class CloudNodeLifecycleController {
       const act: Array<[NodeObject, LifecycleDecision]> = [];
       for (const p of chunk) {
         p.answers.exists = exists.get(p.node.metadata.name) ?? null;
-        const d = decideLifecycle(p.node, p.answers, this.#o.provider.name);
+        const d = decideLifecycle(p.node, p.answers, this.#o.provider.name, this.#deletionGuard(p));
         if (d.kind === 'askShutdown') askShutdown.push(p);
         else act.push([p.node, d]);
       }
@@ -139,22 +155,46 @@ export class CloudNodeLifecycleController {
           act.push([p.node, decideLifecycle(p.node, p.answers, this.#o.provider.name)]);
         }
       }
-      await forEachLimited(act, this.#o.writeConcurrency, ([node, d]) => this.#act(node, d, stats));
+      await forEachLimited(act, this.#o.writeConcurrency, ([node, d]) => this.#act(node, d, stats, warnings));
     }
+    warnings.flush(this.#log, (reason, count) => (reason === LifecycleEventReason.DeleteDeferred
+      ? `${count} not-Ready nodes' instances are reported missing; their deletion waits`
+      : `cannot tell whether the instances of ${count} not-Ready nodes exist or are shut down (${reason}); left alone until the next period`));
     return stats;
   }
 
-  async #act(node: NodeObject, d: LifecycleDecision, stats: MonitorStats): Promise<void> {
+  /**
+   * The guard of a Node whose existence was just asked: a missing answer is remembered the first
+   * time (for this uid), an answer that the instance exists forgets it, an error changes nothing.
+   */
+  #deletionGuard(p: Pending): DeletionGuard {
+    const name = p.node.metadata.name;
+    const uid = p.node.metadata.uid;
+    const now = this.#clock.now();
+    const e = p.answers.exists;
+    const missing = e?.kind === 'notFound' || (e?.kind === 'found' && !e.value);
+    if (e?.kind === 'found' && e.value) this.#missingSince.delete(name);
+    else if (missing && this.#missingSince.get(name)?.uid !== uid) this.#missingSince.set(name, { uid, at: now });
+    const since = this.#missingSince.get(name);
+    return { now, startupGraceMs: this.#o.startupGraceMs, confirmAfterMs: this.#o.monitorPeriodMs, ...(since ? { missingSince: since.at } : {}) };
+  }
+
+  async #act(node: NodeObject, d: LifecycleDecision, stats: MonitorStats, warnings: WarningSummary): Promise<void> {
     const name = node.metadata.name;
     switch (d.kind) {
       case 'delete':
         return this.#delete(node, d.uid, d.message, stats);
+      case 'deferDelete':
+        stats.deferred++;
+        this.#o.events.emit(node, 'Warning', LifecycleEventReason.DeleteDeferred, d.message);
+        warnings.add(LifecycleEventReason.DeleteDeferred, { node: name, why: d.why, message: d.message });
+        return;
       case 'addTaint':
         return this.#setTaint(node, 'add', stats);
       case 'leave':
         stats.unanswered++;
         this.#metrics?.unanswered.inc({ reason: d.reason });
-        this.#log.warn({ node: name, reason: d.reason, err: d.detail }, 'cannot tell whether the instance exists or is shut down; node left alone until the next period');
+        warnings.add(d.reason, { node: name, err: d.detail, message: 'cannot tell whether the instance exists or is shut down; node left alone until the next period' });
         return;
       default:
         return;
@@ -210,6 +250,7 @@ export class CloudNodeLifecycleController {
       return;
     }
     stats.deleted++;
+    this.#missingSince.delete(name);
     this.#metrics?.actions.inc({ action: 'delete', result: 'success' });
     this.#o.events.emit(node, 'Normal', LifecycleEventReason.Deleting, message);
     this.#log.info({ node: name, uid, providerID: node.spec?.providerID }, message);

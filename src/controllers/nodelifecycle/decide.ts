@@ -15,9 +15,28 @@ export const LIFECYCLE_EXCLUDE_LABEL = 'node.kubernetes.io/exclude-from-lifecycl
 export const LifecycleEventReason = {
   /** Normal: the node's instance is gone and the Node is being deleted. */
   Deleting: 'DeletingNode',
+  /** Warning: the instance was reported missing, and the deletion waits (a young node, or one answer only). */
+  DeleteDeferred: 'DeletingNodeDeferred',
   /** Warning: the DELETE failed (other than "already gone" or "re-created"). */
   DeleteFailed: 'DeletingNodeFailed',
 } as const;
+
+/**
+ * When a missing instance is trusted. Clouds are eventually consistent (an instance can be
+ * missing from a listing for seconds after launch), so a Node is deleted only once it is older
+ * than the start-up grace period and its instance was reported missing by two answers at least
+ * one monitor period apart.
+ */
+export interface DeletionGuard {
+  /** Now, in ms since the epoch. */
+  now: number;
+  /** --node-startup-grace-period: a younger Node is never deleted. */
+  startupGraceMs: number;
+  /** The second missing answer must come at least this long after the first (--node-monitor-period). */
+  confirmAfterMs: number;
+  /** When this Node's instance was first reported missing (and not found again since), if it was. */
+  missingSince?: number;
+}
 
 export type ReadyStatus = 'True' | 'False' | 'Unknown';
 
@@ -57,6 +76,8 @@ export type LifecycleDecision =
   | { kind: 'askShutdown' }
   /** The instance is gone: delete this Node (only the object with this uid). */
   | { kind: 'delete'; uid: string; message: string }
+  /** The instance was reported missing, but it is not trusted yet (DeletionGuard): a Warning event says why. */
+  | { kind: 'deferDelete'; why: 'young' | 'unconfirmed'; message: string }
   /** The instance is shut down: add the shutdown taint. */
   | { kind: 'addTaint' }
   /** The provider could not answer (error, no answer, no uid to guard with): leave it, ask again next period. */
@@ -67,11 +88,37 @@ export function deletingMessage(nodeName: string, provider: string, reason?: str
   return `Deleting node ${nodeName}: its instance no longer exists in cloud provider ${provider}${reason ? ` (${reason})` : ''}`;
 }
 
+/** Go's form of a duration ("4m37s", "5m0s", "750ms"), as Kubernetes prints one. */
+export function goDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+  const total = Math.round(ms / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = total % 60;
+  return h > 0 ? `${h}h${m}m${sec}s` : m > 0 ? `${m}m${sec}s` : `${sec}s`;
+}
+
+/** Whether a missing instance may be trusted yet; the deferral when not. */
+function deferral(node: NodeObject, provider: string, guard: DeletionGuard): LifecycleDecision | undefined {
+  const created = Date.parse(node.metadata.creationTimestamp ?? '');
+  const age = Number.isFinite(created) ? guard.now - created : Infinity;
+  const missing = `instance not found by cloud provider ${provider}`;
+  if (age < guard.startupGraceMs) {
+    return { kind: 'deferDelete', why: 'young', message: `${missing}, but the Node is ${goDuration(age)} old: it is not deleted before it is ${goDuration(guard.startupGraceMs)} old (--node-startup-grace-period)` };
+  }
+  const missingFor = guard.now - (guard.missingSince ?? guard.now);
+  if (missingFor < guard.confirmAfterMs) {
+    return { kind: 'deferDelete', why: 'unconfirmed', message: `${missing}: the Node is deleted if the instance is still missing ${goDuration(guard.confirmAfterMs)} after the first such answer (--node-monitor-period)` };
+  }
+  return undefined;
+}
+
 /**
  * The next step for one node. Ready nodes never cost a provider call; a node whose existence the
- * provider could not establish is never deleted; shut down is only asked of instances that exist.
+ * provider could not establish is never deleted, nor one whose missing instance the guard does
+ * not trust yet; shut down is only asked of instances that exist.
  */
-export function decideLifecycle(node: NodeObject, answers: LifecycleAnswers, provider: string): LifecycleDecision {
+export function decideLifecycle(node: NodeObject, answers: LifecycleAnswers, provider: string, guard?: DeletionGuard): LifecycleDecision {
   if (Object.prototype.hasOwnProperty.call(node.metadata.labels ?? {}, LIFECYCLE_EXCLUDE_LABEL)) return { kind: 'none', why: 'excluded' };
   if (readyStatus(node) === 'True') return hasShutdownTaint(node) ? { kind: 'removeTaint' } : { kind: 'none', why: 'ready' };
   // Already on its way out (finalizers pending): a second DELETE or a taint would change nothing.
@@ -85,6 +132,8 @@ export function decideLifecycle(node: NodeObject, answers: LifecycleAnswers, pro
     const uid = node.metadata.uid;
     // Without a uid the DELETE could not be guarded against a re-created Node of the same name.
     if (!uid) return { kind: 'leave', reason: 'noUID', detail: 'the cached node has no metadata.uid; not deleting unguarded' };
+    const deferred = guard && deferral(node, provider, guard);
+    if (deferred) return deferred;
     return { kind: 'delete', uid, message: deletingMessage(node.metadata.name, provider, exists.kind === 'notFound' ? exists.reason : undefined) };
   }
 

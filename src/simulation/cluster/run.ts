@@ -173,7 +173,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       // The sandbox: ClusterCIDR objects take effect (the flags pool stays the default), and an
       // annotation change shows within seconds.
       ...(keep ? { cidrAllocatorType: 'MultiCIDRRangeAllocator', nodeStatusUpdateFrequency: SANDBOX_REFRESH } : {}),
-      ...(demo.length > 0 ? { controllers: '*,cloud-node-lifecycle', nodeMonitorPeriod: '500ms' } : {}),
+      // The demo's machines are seconds old: no start-up grace period, or a deletion would wait
+      // five minutes (a missing instance is still confirmed by a second answer a period later).
+      ...(demo.length > 0 ? { controllers: '*,cloud-node-lifecycle', nodeMonitorPeriod: '500ms', nodeStartupGracePeriod: '0s' } : {}),
       ...options.flags,
     });
     const manager = new ControllerManager(runOptions, {

@@ -1,5 +1,6 @@
 // The lifecycle loop over an in-memory node store and the fake provider: provider calls per
-// period (batched, 5,000 nodes), what each answer leads to, conflicts, and a provider that fails.
+// period (batched, 5,000 nodes), what each answer leads to, conflicts, a provider that fails, and
+// when a missing instance is trusted (the start-up grace period, two answers a period apart).
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { FakeProvider } from '../../../providers/fake/fake.js';
@@ -7,6 +8,7 @@ import { ApiError } from '../../../src/kube/errors.js';
 import { CloudNodeLifecycleController } from '../../../src/controllers/nodelifecycle/controller.js';
 import { hasShutdownTaint, SHUTDOWN_TAINT } from '../../../src/controllers/nodelifecycle/decide.js';
 import type { NodeDeleter } from '../../../src/controllers/seams.js';
+import { FakeClock } from '../../../src/kube/clock.js';
 import { makeNode, type MakeNodeOptions } from '../../kit/nodes.js';
 import { MemoryEvents, MemoryNodes } from '../memory-nodes.js';
 
@@ -23,15 +25,27 @@ function memoryDeleter(store: MemoryNodes): NodeDeleter {
   };
 }
 
-function setup(nodes: MakeNodeOptions[], cloud = new FakeProvider()) {
+const NOW = Date.UTC(2026, 10, 26, 12, 0, 0);
+const PERIOD = 5000;
+/** Nodes older than the start-up grace period, unless a test says otherwise. */
+const AN_HOUR_AGO = new Date(NOW - 3_600_000).toISOString();
+
+function setup(nodes: MakeNodeOptions[], cloud = new FakeProvider(), deleter?: (store: MemoryNodes) => NodeDeleter) {
   const store = new MemoryNodes();
-  for (const o of nodes) store.put(makeNode({ tainted: false, uid: `uid-${o.name}`, ...o }));
+  for (const o of nodes) store.put(makeNode({ tainted: false, uid: `uid-${o.name}`, creationTimestamp: AN_HOUR_AGO, ...o }));
   const events = new MemoryEvents();
   const registry = new Registry();
+  const clock = new FakeClock(NOW);
   const controller = new CloudNodeLifecycleController({
-    nodes: store, writer: store.writer(), deleter: memoryDeleter(store), provider: cloud, events, monitorPeriodMs: 5000, registry,
+    nodes: store, writer: store.writer(), deleter: (deleter ?? memoryDeleter)(store), provider: cloud, events, monitorPeriodMs: PERIOD, registry, clock,
   });
-  return { store, events, controller, cloud, registry };
+  /** One pass, then the clock moves a period on, as the loop's timer would. */
+  const pass = async () => {
+    const stats = await controller.monitorNodes();
+    clock.advance(PERIOD);
+    return stats;
+  };
+  return { store, events, controller, cloud, registry, clock, pass };
 }
 
 describe('cloud node lifecycle loop', () => {
@@ -44,8 +58,8 @@ describe('cloud node lifecycle loop', () => {
       specs.push({ name, ...(i < 1000 ? { ready: 'True' as const } : i % 3 === 0 ? { ready: 'False' as const } : i % 3 === 1 ? { ready: 'Unknown' as const } : {}) });
       cloud.setInstance(name, { addresses: [] });
     }
-    const { controller, store } = setup(specs, cloud);
-    const stats = await controller.monitorNodes();
+    const { pass, store } = setup(specs, cloud);
+    const stats = await pass();
     expect(cloud.callCount('instancesExist')).toBe(8);
     expect(cloud.callCount('instancesShutdown')).toBe(8);
     expect(cloud.callCount('instancesMetadata')).toBe(0);
@@ -54,34 +68,42 @@ describe('cloud node lifecycle loop', () => {
     expect(stats).toMatchObject({ nodes: 5000, notReady: 4000, deleted: 0, tainted: 0, providerCalls: 16 });
     expect(store.writes).toHaveLength(0);
 
-    // Next period: 100 instances gone, 50 shut down. Gone ones are not asked about shutdown.
+    // Next period: 100 instances gone, 50 shut down. Gone ones are not asked about shutdown, and
+    // are deleted once a second answer a period later says they are still gone.
     cloud.resetCalls();
     for (let i = 1000; i < 1100; i++) cloud.removeInstance(`n-${i}`);
     for (let i = 2000; i < 2050; i++) cloud.setShutdown(`n-${i}`);
-    const second = await controller.monitorNodes();
-    expect(second).toMatchObject({ deleted: 100, tainted: 50, failed: 0 });
+    const second = await pass();
+    expect(second).toMatchObject({ deleted: 0, deferred: 100, tainted: 50, failed: 0 });
     expect(cloud.callCount('instancesExist')).toBe(8);
     expect(cloud.nodesPerCall('instancesShutdown').reduce((a, b) => a + b, 0)).toBe(3900);
-    expect(store.nodes.size).toBe(4900);
     expect(hasShutdownTaint(store.get('n-2000')!)).toBe(true);
+    const third = await pass();
+    expect(third).toMatchObject({ deleted: 100, deferred: 0, failed: 0 });
+    expect(store.nodes.size).toBe(4900);
   });
 
   it('gone → deleted with a Normal DeletingNode event; shut down → tainted once; running → untouched', async () => {
     const cloud = new FakeProvider({ instances: { down: { addresses: [], shutdown: true }, up: { addresses: [] } } });
-    const { controller, store, events } = setup([{ name: 'gone', ready: 'Unknown' }, { name: 'down', ready: 'False' }, { name: 'up', ready: 'False' }], cloud);
-    await controller.monitorNodes();
-    expect(store.get('gone')).toBeUndefined();
-    expect(events.for('gone')).toEqual([{ node: 'gone', type: 'Normal', reason: 'DeletingNode', message: 'Deleting node gone: its instance no longer exists in cloud provider fake' }]);
+    const { pass, store, events } = setup([{ name: 'gone', ready: 'Unknown' }, { name: 'down', ready: 'False' }, { name: 'up', ready: 'False' }], cloud);
+    await pass();
+    expect(store.get('gone')).toBeDefined();
     expect(store.get('down')!.spec!.taints).toEqual([SHUTDOWN_TAINT]);
     expect(store.get('up')!.spec!.taints).toEqual([]);
+    await pass();
+    expect(store.get('gone')).toBeUndefined();
+    expect(events.for('gone')).toEqual([
+      { node: 'gone', type: 'Warning', reason: 'DeletingNodeDeferred', message: 'instance not found by cloud provider fake: the Node is deleted if the instance is still missing 5s after the first such answer (--node-monitor-period)' },
+      { node: 'gone', type: 'Normal', reason: 'DeletingNode', message: 'Deleting node gone: its instance no longer exists in cloud provider fake' },
+    ]);
     const writes = store.writes.length;
-    await controller.monitorNodes();
+    await pass();
     expect(store.writes.length).toBe(writes);
   });
 
   it('Ready again: the shutdown taint is removed, other taints kept, no provider call', async () => {
-    const { controller, store, cloud } = setup([{ name: 'back', ready: 'True', taints: [{ key: 'x', effect: 'NoExecute' }, { ...SHUTDOWN_TAINT }] }]);
-    const stats = await controller.monitorNodes();
+    const { pass, store, cloud } = setup([{ name: 'back', ready: 'True', taints: [{ key: 'x', effect: 'NoExecute' }, { ...SHUTDOWN_TAINT }] }]);
+    const stats = await pass();
     expect(stats.untainted).toBe(1);
     expect(store.get('back')!.spec!.taints).toEqual([{ key: 'x', effect: 'NoExecute' }]);
     expect(cloud.callCount()).toBe(0);
@@ -89,27 +111,30 @@ describe('cloud node lifecycle loop', () => {
 
   it('a provider error (per node, whole call, rejected promise) leaves nodes alone until a later period', async () => {
     const cloud = new FakeProvider();
-    const { controller, store, registry } = setup([{ name: 'a', ready: 'False' }, { name: 'b', ready: 'False' }], cloud);
+    const { pass, store, registry } = setup([{ name: 'a', ready: 'False' }, { name: 'b', ready: 'False' }], cloud);
     cloud.failNode('a', 'throttled', 1);
-    let stats = await controller.monitorNodes();
-    expect(stats).toMatchObject({ deleted: 1, unanswered: 1 });
-    expect(store.get('a')).toBeDefined();
+    let stats = await pass();
+    expect(stats).toMatchObject({ deleted: 0, deferred: 1, unanswered: 1 });
+    // An error is no news: b's first missing answer still counts, a has none yet.
     cloud.rejectNext(1, 'connection reset');
-    stats = await controller.monitorNodes();
-    expect(stats).toMatchObject({ deleted: 0, unanswered: 1 });
+    stats = await pass();
+    expect(stats).toMatchObject({ deleted: 0, deferred: 0, unanswered: 2 });
+    stats = await pass();
+    expect(stats).toMatchObject({ deleted: 1, deferred: 1 });
+    expect(store.get('b')).toBeUndefined();
     expect(store.get('a')).toBeDefined();
-    stats = await controller.monitorNodes();
+    stats = await pass();
     expect(stats.deleted).toBe(1);
     expect(store.nodes.size).toBe(0);
     const text = await registry.metrics();
-    expect(text).toMatch(/cloud_node_lifecycle_unanswered_total\{reason="providerError"\} 2/);
+    expect(text).toMatch(/cloud_node_lifecycle_unanswered_total\{reason="providerError"\} 3/);
     expect(text).toMatch(/cloud_node_lifecycle_actions_total\{action="delete",result="success"\} 2/);
     expect(text).toMatch(/cloudprovider_requests_total\{provider="fake",operation="instancesExist",result="error"\} 1/);
   });
 
   it('a taint write that conflicts is re-planned on the fresh node and keeps the taint added meanwhile', async () => {
     const cloud = new FakeProvider({ instances: { s: { addresses: [], shutdown: true } } });
-    const { controller, store } = setup([{ name: 's', ready: 'False' }], cloud);
+    const { pass, store } = setup([{ name: 's', ready: 'False' }], cloud);
     let once = true;
     store.beforeWrite = (w) => {
       if (!once) return;
@@ -118,22 +143,57 @@ describe('cloud node lifecycle loop', () => {
       n.spec!.taints = [{ key: 'other', effect: 'NoSchedule' }];
       store.put(n);
     };
-    const stats = await controller.monitorNodes();
+    const stats = await pass();
     expect(stats.tainted).toBe(1);
     expect(store.get('s')!.spec!.taints).toEqual([{ key: 'other', effect: 'NoSchedule' }, SHUTDOWN_TAINT]);
   });
 
   it('a DELETE that fails gets a Warning DeletingNodeFailed and is tried again next period', async () => {
-    const { store, events } = setup([{ name: 'g', ready: 'False' }]);
-    const real = memoryDeleter(store);
     let fail = true;
-    const deleter: NodeDeleter = { delete: (n, u) => (fail ? Promise.reject(new ApiError({ code: 500, message: 'etcd timeout', method: 'DELETE', path: '/api/v1/nodes/g' })) : real.delete(n, u)) };
-    const c2 = new CloudNodeLifecycleController({ nodes: store, writer: store.writer(), deleter, provider: new FakeProvider(), events, monitorPeriodMs: 1000 });
-    expect((await c2.monitorNodes()).failed).toBe(1);
-    expect(events.for('g').map((e) => [e.type, e.reason])).toEqual([['Warning', 'DeletingNodeFailed']]);
+    const { pass, store, events } = setup([{ name: 'g', ready: 'False' }], new FakeProvider(), (s) => {
+      const real = memoryDeleter(s);
+      return { delete: (n, u) => (fail ? Promise.reject(new ApiError({ code: 500, message: 'etcd timeout', method: 'DELETE', path: '/api/v1/nodes/g' })) : real.delete(n, u)) };
+    });
+    expect((await pass()).deferred).toBe(1);
+    expect((await pass()).failed).toBe(1);
+    expect(events.for('g').map((e) => [e.type, e.reason])).toEqual([['Warning', 'DeletingNodeDeferred'], ['Warning', 'DeletingNodeFailed']]);
     fail = false;
-    expect((await c2.monitorNodes()).deleted).toBe(1);
+    expect((await pass()).deleted).toBe(1);
     expect(store.get('g')).toBeUndefined();
+  });
+
+  it('a young Node is never deleted, however often its instance is missing; past the grace period it is, on a confirmed answer', async () => {
+    const created = new Date(NOW - 10_000).toISOString();
+    const { pass, store, events, clock } = setup([{ name: 'young', ready: 'False', creationTimestamp: created }]);
+    let deferred = 0;
+    // Every period for the first five minutes of the Node's life: missing, and kept.
+    while (clock.now() - Date.parse(created) < 5 * 60_000) {
+      deferred += (await pass()).deferred;
+      expect(store.get('young')).toBeDefined();
+    }
+    expect(deferred).toBe(58);
+    expect(events.for('young')[0]).toMatchObject({ type: 'Warning', reason: 'DeletingNodeDeferred', message: 'instance not found by cloud provider fake, but the Node is 10s old: it is not deleted before it is 5m0s old (--node-startup-grace-period)' });
+    // Old enough, and missing for minutes already: deleted.
+    expect((await pass()).deleted).toBe(1);
+  });
+
+  it('an answer that the instance exists, a recovery to Ready or a re-created Node start the count over', async () => {
+    const cloud = new FakeProvider();
+    const { pass, store } = setup([{ name: 'flaky', ready: 'False' }], cloud);
+    expect((await pass()).deferred).toBe(1);
+    cloud.setInstance('flaky', { addresses: [] });
+    expect(await pass()).toMatchObject({ deferred: 0, deleted: 0 });
+    cloud.removeInstance('flaky');
+    expect((await pass()).deferred).toBe(1);
+    // Ready for a period: what was missing before counts no more.
+    store.put({ ...makeNode({ name: 'flaky', tainted: false, uid: 'uid-flaky', creationTimestamp: AN_HOUR_AGO, ready: 'True' }) });
+    await pass();
+    store.put({ ...makeNode({ name: 'flaky', tainted: false, uid: 'uid-flaky', creationTimestamp: AN_HOUR_AGO, ready: 'False' }) });
+    expect((await pass()).deferred).toBe(1);
+    // The same name, a new Node: its own first answer.
+    store.put(makeNode({ name: 'flaky', tainted: false, uid: 'uid-flaky-2', creationTimestamp: AN_HOUR_AGO, ready: 'False' }));
+    expect((await pass()).deferred).toBe(1);
+    expect((await pass()).deleted).toBe(1);
   });
 
   it('rejects a non-positive period and batch size with the flag name', () => {

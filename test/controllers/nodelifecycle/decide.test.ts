@@ -140,3 +140,46 @@ describe('shutdownTaints and taintPatch', () => {
     expect(() => taintPatch(n, [])).toThrow(/node-a: metadata.resourceVersion is empty/);
   });
 });
+
+describe('the deletion guard: a missing instance is trusted only for an old enough Node, on a second answer', () => {
+  const NOW = Date.UTC(2026, 10, 26, 12, 0, 0);
+  const node = (ageMs: number) => makeNode({ name: 'n', tainted: false, uid: 'u', ready: 'False', creationTimestamp: new Date(NOW - ageMs).toISOString() });
+  const guard = (missingForMs?: number) => ({ now: NOW, startupGraceMs: 300_000, confirmAfterMs: 5000, ...(missingForMs !== undefined ? { missingSince: NOW - missingForMs } : {}) });
+  it.each<[string, number, number | undefined, string]>([
+    ['young, first answer', 10_000, 0, 'young'],
+    ['young, missing for minutes', 200_000, 180_000, 'young'],
+    ['old, first answer', 3_600_000, 0, 'unconfirmed'],
+    ['old, second answer too soon', 3_600_000, 4_999, 'unconfirmed'],
+    ['old, no record passed in', 3_600_000, undefined, 'unconfirmed'],
+  ])('%s: deferred (%s)', (_what, age, missingFor, why) => {
+    expect(decideLifecycle(node(age), { exists: gone }, 'fake', guard(missingFor))).toMatchObject({ kind: 'deferDelete', why });
+  });
+
+  it('old and confirmed a period later: deleted; exactly at the grace period counts as old', () => {
+    expect(decideLifecycle(node(3_600_000), { exists: gone }, 'fake', guard(5000))).toMatchObject({ kind: 'delete', uid: 'u' });
+    expect(decideLifecycle(node(300_000), { exists: no }, 'fake', guard(5000))).toMatchObject({ kind: 'delete', uid: 'u' });
+  });
+
+  it('an unknown creation time does not hold a Node back; the second answer still does', () => {
+    const bare = makeNode({ name: 'n', tainted: false, uid: 'u', ready: 'False' });
+    delete bare.metadata.creationTimestamp;
+    expect(decideLifecycle(bare, { exists: gone }, 'fake', guard(0))).toMatchObject({ kind: 'deferDelete', why: 'unconfirmed' });
+    expect(decideLifecycle(bare, { exists: gone }, 'fake', guard(5000))).toMatchObject({ kind: 'delete' });
+  });
+
+  it('the event messages say what the deletion waits for, in Go durations', () => {
+    expect(decideLifecycle(node(37_000), { exists: gone }, 'aws', guard(0))).toEqual({
+      kind: 'deferDelete', why: 'young',
+      message: 'instance not found by cloud provider aws, but the Node is 37s old: it is not deleted before it is 5m0s old (--node-startup-grace-period)',
+    });
+    expect(decideLifecycle(node(3_600_000), { exists: gone }, 'aws', guard(0))).toEqual({
+      kind: 'deferDelete', why: 'unconfirmed',
+      message: 'instance not found by cloud provider aws: the Node is deleted if the instance is still missing 5s after the first such answer (--node-monitor-period)',
+    });
+  });
+
+  it('errors and Ready nodes are never held to the guard: nothing to delete', () => {
+    expect(decideLifecycle(node(3_600_000), { exists: boom }, 'fake', guard(60_000))).toMatchObject({ kind: 'leave', reason: 'providerError' });
+    expect(decideLifecycle(makeNode({ name: 'n', tainted: false, uid: 'u', ready: 'True' }), { exists: gone }, 'fake', guard(60_000)).kind).toBe('none');
+  });
+});

@@ -22,6 +22,7 @@ import { DockerEmulator } from '../../emulators/docker/server.js';
 import { createNode, storedNode, useDouble } from '../../kit/double.js';
 import { MemoryEvents } from '../memory-nodes.js';
 import { eventually } from '../../kit/wait.js';
+import { FakeClock } from '../../../src/kube/clock.js';
 
 const PERIOD_MS = 500;
 
@@ -50,14 +51,14 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
     dir = undefined;
   });
 
-  it('an entry removed from the file: Node deleted within two periods, DeletingNode event, pod CIDRs released; shutdown: true → tainted; Ready → untainted', async () => {
+  it('an entry removed from the file: Node deleted within three periods (two answers a period apart), DeletingNode event, pod CIDRs released; shutdown: true → tainted; Ready → untainted', async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'lifecycle-static-'));
     const file = path.join(dir, 'cloud-config.yaml');
     const entry = (n: number) => ({ addresses: [{ type: 'InternalIP', address: `10.0.0.${n}` }] });
     await writeFile(file, toYAML({ nodes: { s1: entry(1), s2: entry(2), s3: entry(3) } }));
     provider = await StaticProvider.open({ path: file, debounceMs: 20, pollMs: 0 });
     const running = cluster.runManager(resolveRunOptions({
-      cloudProvider: 'static', cloudConfig: file, controllers: '*,cloud-node-lifecycle', nodeMonitorPeriod: `${PERIOD_MS}ms`,
+      cloudProvider: 'static', cloudConfig: file, controllers: '*,cloud-node-lifecycle', nodeMonitorPeriod: `${PERIOD_MS}ms`, nodeStartupGracePeriod: '0s',
       allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', leaderElect: false, securePort: '0',
     }), { provider, identity: 'lc', userAgent: 'ccm-lifecycle' });
     // Registered by kubelets that then stopped reporting: not Ready.
@@ -75,8 +76,8 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
     provider.onReload(() => (reloadedAt = Date.now()));
     await writeFile(file, toYAML({ nodes: { s1: entry(1), s3: entry(3) } }));
     await eventually(() => reloadedAt > 0, { timeoutMs: 5000, what: 'the static provider to reload the file' });
-    await eventually(() => !exists(api, 's2'), { timeoutMs: 4 * PERIOD_MS, what: 's2 deleted' });
-    expect(Date.now() - reloadedAt).toBeLessThanOrEqual(2 * PERIOD_MS);
+    await eventually(() => !exists(api, 's2'), { timeoutMs: 8 * PERIOD_MS, what: 's2 deleted' });
+    expect(Date.now() - reloadedAt).toBeLessThanOrEqual(3 * PERIOD_MS);
     await eventually(() => ipam().ledger.stats()[0]!.nodes === 2, { timeoutMs: 2000, what: 'the pod CIDRs of s2 released' });
     const deleting = () => nodeEvents(api, 's2').filter((e) => e.reason === 'DeletingNode');
     await eventually(() => deleting().length > 0, { timeoutMs: 3000, what: 'the DeletingNode event' });
@@ -110,7 +111,7 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
     const clouds = [new FakeProvider(), new FakeProvider()];
     const lease = { leaderElectLeaseDuration: '1500ms', leaderElectRenewDeadline: '1s', leaderElectRetryPeriod: '200ms' };
     const managers = clouds.map((cloud, i) => cluster.runManager(resolveRunOptions({
-      cloudProvider: 'fake', controllers: 'cloud-node-lifecycle', nodeMonitorPeriod: '200ms', securePort: '0', ...lease,
+      cloudProvider: 'fake', controllers: 'cloud-node-lifecycle', nodeMonitorPeriod: '200ms', nodeStartupGracePeriod: '0s', securePort: '0', ...lease,
     }), { provider: cloud, identity: `m${i}`, userAgent: `ccm-m${i}` }));
     createNode(cluster.api, { name: 'down', tainted: false, ready: 'False' });
     await eventually(() => !exists(cluster.api, 'down'), { timeoutMs: 10_000, what: 'the leader deletes the node' });
@@ -137,12 +138,15 @@ describe('cloud-node-lifecycle in the whole process, static provider', () => {
 describe('cloud-node-lifecycle through the API double', () => {
   const cluster = useDouble();
 
-  async function run(provider: ConstructorParameters<typeof CloudNodeLifecycleController>[0]['provider'], deleter?: (real: NodeDeleter) => NodeDeleter) {
+  // No start-up grace: the Nodes here are seconds old. A missing instance is still trusted only
+  // on a second answer a period after the first.
+  async function run(provider: ConstructorParameters<typeof CloudNodeLifecycleController>[0]['provider'], deleter?: (real: NodeDeleter) => NodeDeleter, clock?: FakeClock) {
     const conn = cluster.connect();
     const events = new MemoryEvents();
     const real = nodeDeleterFromClient(conn.client);
     const controller = new CloudNodeLifecycleController({
-      nodes: conn.nodes, writer: conn.writer, deleter: deleter ? deleter(real) : real, provider, events, monitorPeriodMs: PERIOD_MS,
+      nodes: conn.nodes, writer: conn.writer, deleter: deleter ? deleter(real) : real, provider, events, monitorPeriodMs: PERIOD_MS, startupGraceMs: 0,
+      ...(clock ? { clock } : {}),
     });
     conn.watcher.start();
     await conn.watcher.synced;
@@ -176,10 +180,11 @@ describe('cloud-node-lifecycle through the API double', () => {
     // `docker rm -f kind-worker2`: gone.
     docker.removeContainer('kind-worker2');
     setReady(cluster.api, 'kind-worker2', 'Unknown');
-    await eventually(() => !exists(cluster.api, 'kind-worker2'), { timeoutMs: 4 * PERIOD_MS, what: 'kind-worker2 deleted' });
+    // Two answers a period apart: the second pass after the one that first found it gone.
+    await eventually(() => !exists(cluster.api, 'kind-worker2'), { timeoutMs: 8 * PERIOD_MS, what: 'kind-worker2 deleted' });
     // The event follows the DELETE's response, which the watch may beat.
     await eventually(() => events.for('kind-worker2').length > 0, { timeoutMs: 2000, what: 'the DeletingNode event' });
-    expect(events.for('kind-worker2').map((e) => e.reason)).toEqual(['DeletingNode']);
+    expect(events.for('kind-worker2').map((e) => e.reason)).toEqual(['DeletingNodeDeferred', 'DeletingNode']);
     expect(events.for('kind-worker')).toEqual([]);
   });
 
@@ -187,6 +192,7 @@ describe('cloud-node-lifecycle through the API double', () => {
     const old = createNode(cluster.api, { name: 'reused', tainted: false, ready: 'False' });
     let recreated: NodeObject | undefined;
     // Between the decision (made on the cached, old Node) and the DELETE, the name is reused.
+    const clock = new FakeClock(Date.now());
     const { controller, events } = await run(new FakeProvider(), (real) => ({
       delete: async (name, uid) => {
         expect(uid).toBe(old.metadata.uid);
@@ -194,12 +200,15 @@ describe('cloud-node-lifecycle through the API double', () => {
         recreated = createNode(cluster.api, { name, tainted: false, ready: 'False' });
         await real.delete(name, uid);
       },
-    }));
+    }), clock);
+    // The first answer that the instance is gone, then the second a period later: the DELETE.
+    expect((await controller.monitorNodes()).deferred).toBe(1);
+    clock.advance(PERIOD_MS);
     const stats = await controller.monitorNodes();
     expect(stats.deleted).toBe(0);
     expect(stats.failed).toBe(0);
     expect(recreated!.metadata.uid).not.toBe(old.metadata.uid);
     expect(storedNode(cluster.api, 'reused').metadata.uid).toBe(recreated!.metadata.uid);
-    expect(events.events).toEqual([]);
+    expect(events.events.map((e) => e.reason)).toEqual(['DeletingNodeDeferred']);
   });
 });
