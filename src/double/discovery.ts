@@ -53,8 +53,11 @@ export function apiResourceList(resources: readonly Resource[], group: string, v
   if (rs.length === 0 && reviews.length === 0) return undefined;
   const list: object[] = reviews.map((r) => ({ name: r.plural, singularName: r.kind.toLowerCase(), namespaced: false, kind: r.kind, verbs: ['create'] }));
   for (const r of rs) {
-    list.push({ name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: VERBS, ...(r.shortNames.length ? { shortNames: r.shortNames } : {}), storageVersionHash: '' });
+    list.push({ name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: VERBS, ...(r.shortNames.length ? { shortNames: r.shortNames } : {}), ...(r.categories.length ? { categories: r.categories } : {}), storageVersionHash: '' });
     if (r.status) list.push({ name: `${r.plural}/status`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] });
+    // An action of another group-version names it, as kube-apiserver lists pods/eviction
+    // (policy/v1 Eviction): kubectl drain evicts only when it finds this entry.
+    for (const a of r.actions) list.push({ name: `${r.plural}/${a.name}`, singularName: '', namespaced: r.namespaced, group: a.group, version: a.version, kind: a.kind, verbs: ['create'] });
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources: list };
 }

@@ -5,8 +5,9 @@ export type { ApiServerDouble, ApiServerDoubleOptions, UserSpec } from './server
 export { kubeConfigFor } from './client.js';
 export { Store } from './store.js';
 export type { Resource, ListOptions, UpdateOptions, DeleteOptions, DeleteResult, StoreOptions } from './store.js';
-export { DEFAULT_RESOURCES, CLUSTERCIDR_RULE_MESSAGES, apiVersionOf } from './resources.js';
-export type { KObject, ObjectMeta, ResourceDef } from './resources.js';
+export { DEFAULT_RESOURCES, CLUSTERCIDR_RULE_MESSAGES } from './resources.js';
+export { apiVersionOf } from './resource-def.js';
+export type { KObject, ObjectMeta, ResourceDef } from './resource-def.js';
 export { Faults, Counters, VERBS } from './faults.js';
 export type { FaultSpec, FaultHandle, FaultStatus, CounterRow, DetailedCounterRow, CounterFilter, RequestInfo, Verb } from './faults.js';
 export { ApiError } from './errors.js';

@@ -8,7 +8,7 @@ import type { Resource } from './store.js';
 export type Schema =
   | { t: 'string' | 'integer' | 'number' | 'boolean'; d?: string; format?: string; maxLength?: number; enum?: string[] }
   | { t: 'object'; d?: string; props: Record<string, Schema>; required?: string[]; atomic?: boolean }
-  | { t: 'array'; d?: string; items: Schema; listType?: 'atomic' | 'set' | 'map'; mapKeys?: string[]; mergeKey?: string; strategy?: 'merge' | 'replace' | 'retainKeys' }
+  | { t: 'array'; d?: string; items: Schema; listType?: 'atomic' | 'set' | 'map'; mapKeys?: string[]; mergeKey?: string; strategy?: 'merge' | 'replace' | 'retainKeys' | 'merge,retainKeys' }
   | { t: 'map'; d?: string; values: Schema }
   | { t: 'ref'; d?: string; name: string }
   /** Any JSON value (fields whose content the double does not model). */
@@ -24,6 +24,7 @@ const obj = (props: Record<string, Schema>, d?: string, required?: string[]): Sc
 const arr = (items: Schema, d?: string, extra: Partial<Extract<Schema, { t: 'array' }>> = {}): Schema => ({ t: 'array', items, d, ...extra });
 const map = (values: Schema, d?: string): Schema => ({ t: 'map', values, d });
 const ref = (name: string, d?: string): Schema => ({ t: 'ref', name, d });
+const any = (d?: string): Schema => ({ t: 'any', d });
 const time = (d?: string): Schema => ref(`${META}.Time`, d);
 const microTime = (d?: string): Schema => ref(`${META}.MicroTime`, d);
 const meta = (): Schema => ref(`${META}.ObjectMeta`, "Standard object metadata: name, namespace, labels, annotations, and the fields the server maintains.");
@@ -282,6 +283,217 @@ export const DEFINITIONS: Record<string, Schema> = {
     'A range of Service cluster IPs.',
   ),
 };
+
+// ------------------------------------------------------------------ Pod
+// Every field of core/v1 PodSpec, Container and PodStatus is declared, so fieldValidation=Strict
+// refuses exactly the fields kube-apiserver refuses at that level and `kubectl explain pod.spec`
+// lists them all. Sub-objects the double never reads (probes, affinity, security contexts,
+// volume sources…) are free-form: a typo inside them is stored, not refused.
+const QUANTITIES = (d: string): Schema => map(ref('io.k8s.apimachinery.pkg.api.resource.Quantity'), d);
+const keyed = (items: Schema, d: string, mergeKey: string, extra: Partial<Extract<Schema, { t: 'array' }>> = {}): Schema => arr(items, d, { listType: 'map', mapKeys: [mergeKey], mergeKey, strategy: 'merge', ...extra });
+
+/** The fields Container and EphemeralContainer share. */
+const containerFields = (): Record<string, Schema> => ({
+  args: arr(str(), 'Arguments to the entrypoint; the image\'s CMD when absent.', { listType: 'atomic' }),
+  command: arr(str(), 'The entrypoint; the image\'s ENTRYPOINT when absent.', { listType: 'atomic' }),
+  env: keyed(ref(`${CORE}.EnvVar`), 'Environment variables of the container.', 'name'),
+  envFrom: arr(obj({ configMapRef: any('A ConfigMap whose keys become variables.'), prefix: str('Prefix added to each variable name.'), secretRef: any('A Secret whose keys become variables.') }, 'A source of environment variables.'), 'Sources of environment variables.', { listType: 'atomic' }),
+  image: str('The container image, e.g. registry.k8s.io/pause:3.10.'),
+  imagePullPolicy: { t: 'string', d: 'Always, Never or IfNotPresent; Always for :latest or untagged images by default.', enum: ['Always', 'IfNotPresent', 'Never'] },
+  lifecycle: any('Hooks run after the container starts and before it stops.'),
+  livenessProbe: any('Probe whose failure restarts the container.'),
+  name: str('Name of the container, a DNS label unique in the pod.'),
+  ports: arr(ref(`${CORE}.ContainerPort`), 'Ports the container exposes (informational).', { listType: 'map', mapKeys: ['containerPort', 'protocol'], mergeKey: 'containerPort', strategy: 'merge' }),
+  readinessProbe: any('Probe whose failure takes the container out of service endpoints.'),
+  resizePolicy: arr(any('How one resource is resized.'), 'How each resource may be resized in place.', { listType: 'atomic' }),
+  resources: ref(`${CORE}.ResourceRequirements`, 'Compute resources the container requests and is limited to.'),
+  restartPolicy: str('Always makes an init container a sidecar that runs for the life of the pod.'),
+  securityContext: any('Security options of the container.'),
+  startupProbe: any('Probe that must succeed before the other probes start.'),
+  stdin: bool('Whether the container keeps a stdin buffer.'),
+  stdinOnce: bool('Whether stdin closes after the first attach session.'),
+  terminationMessagePath: str('File whose content becomes the termination message.'),
+  terminationMessagePolicy: str('File or FallbackToLogsOnError.'),
+  tty: bool('Whether the container gets a TTY.'),
+  volumeDevices: keyed(obj({ devicePath: str('Path of the device in the container.'), name: str('Name of the persistentVolumeClaim volume.') }, 'A raw block device.', ['name', 'devicePath']), 'Block devices the container uses.', 'devicePath'),
+  volumeMounts: keyed(ref(`${CORE}.VolumeMount`), 'Volumes mounted into the container.', 'mountPath'),
+  workingDir: str('Working directory; the image\'s when absent.'),
+});
+
+/** The volume sources a Volume may name, each a free-form object. */
+const VOLUME_SOURCES = ['awsElasticBlockStore', 'azureDisk', 'azureFile', 'cephfs', 'cinder', 'configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'fc', 'flexVolume', 'flocker', 'gcePersistentDisk', 'gitRepo', 'glusterfs', 'hostPath', 'image', 'iscsi', 'nfs', 'persistentVolumeClaim', 'photonPersistentDisk', 'portworxVolume', 'projected', 'quobyte', 'rbd', 'scaleIO', 'secret', 'storageos', 'vsphereVolume'];
+
+const containerState = obj(
+  {
+    running: obj({ startedAt: time('When the container started.') }, 'The container is running.'),
+    terminated: obj(
+      {
+        containerID: str('ID of the container.'),
+        exitCode: int('Exit status of its last run.'),
+        finishedAt: time('When it ended.'),
+        message: str('Details.'),
+        reason: str('Why it ended, e.g. Completed, Error, OOMKilled.'),
+        signal: int('Signal that ended it.'),
+        startedAt: time('When it started.'),
+      },
+      'The container ran and ended.',
+      ['exitCode'],
+    ),
+    waiting: obj({ message: str('Details.'), reason: str('Why it is not running yet, e.g. ContainerCreating, CrashLoopBackOff.') }, 'The container is not running yet.'),
+  },
+  'At most one of running, terminated and waiting.',
+);
+
+Object.assign(DEFINITIONS, {
+  [`${CORE}.EnvVar`]: obj({ name: str('Name of the variable.'), value: str('Its value; $(VAR) references are expanded.'), valueFrom: any('Where the value comes from instead: a field, a resource, a ConfigMap or Secret key.') }, 'An environment variable.', ['name']),
+  [`${CORE}.ContainerPort`]: obj(
+    {
+      containerPort: int('Port number in the pod.'),
+      hostIP: str('Host IP to bind a host port to.'),
+      hostPort: int('Port number on the node.'),
+      name: str('Name of the port, an IANA service name.'),
+      protocol: { t: 'string', d: 'TCP (default), UDP or SCTP.', enum: ['SCTP', 'TCP', 'UDP'] },
+    },
+    'A network port of a container.',
+    ['containerPort'],
+  ),
+  [`${CORE}.ResourceRequirements`]: obj(
+    {
+      claims: arr(obj({ name: str('Name of an entry in spec.resourceClaims.'), request: str('One request of that claim.') }, 'A resource claim the container uses.', ['name']), 'Dynamic resource claims the container uses.', { listType: 'map', mapKeys: ['name'] }),
+      limits: QUANTITIES('The most of each resource the container may use.'),
+      requests: QUANTITIES('The resources the container needs, used for scheduling; default to the limits.'),
+    },
+    'Compute resources.',
+  ),
+  [`${CORE}.VolumeMount`]: obj(
+    {
+      mountPath: str('Path in the container.'),
+      mountPropagation: str('None, HostToContainer or Bidirectional.'),
+      name: str('Name of the volume.'),
+      readOnly: bool('Whether the mount is read-only.'),
+      recursiveReadOnly: str('Disabled, IfPossible or Enabled.'),
+      subPath: str('Path inside the volume to mount instead of its root.'),
+      subPathExpr: str('subPath with $(VAR) references expanded.'),
+    },
+    'A volume mounted into a container.',
+    ['name', 'mountPath'],
+  ),
+  [`${CORE}.Container`]: obj(containerFields(), 'A container of a pod.', ['name']),
+  [`${CORE}.EphemeralContainer`]: obj({ ...containerFields(), targetContainerName: str('The container whose namespaces the debug container joins.') }, 'A temporary container added to a running pod for debugging.', ['name']),
+  [`${CORE}.Toleration`]: obj(
+    {
+      effect: str('The taint effect tolerated; empty for all effects.'),
+      key: str('The taint key tolerated; empty with Exists for all taints.'),
+      operator: str('Exists or Equal (default).'),
+      tolerationSeconds: int('For NoExecute: how long the pod stays bound after the taint appears.', 'int64'),
+      value: str('The taint value, with Equal.'),
+    },
+    'Lets a pod run on a node with a matching taint.',
+  ),
+  [`${CORE}.Volume`]: obj({ name: str('Name of the volume, a DNS label unique in the pod.'), ...Object.fromEntries(VOLUME_SOURCES.map((v) => [v, any(`A ${v} volume source.`)])) }, 'A volume the containers of the pod can mount.', ['name']),
+  [`${CORE}.PodSpec`]: obj(
+    {
+      activeDeadlineSeconds: int('Seconds the pod may run before it is failed.', 'int64'),
+      affinity: any('Node, pod and anti-pod affinity rules for scheduling.'),
+      automountServiceAccountToken: bool('Whether a service account token is mounted.'),
+      containers: keyed(ref(`${CORE}.Container`), 'The containers of the pod; at least one.', 'name'),
+      dnsConfig: any('DNS options merged into those of dnsPolicy.'),
+      dnsPolicy: str('ClusterFirst (default), ClusterFirstWithHostNet, Default or None.'),
+      enableServiceLinks: bool('Whether Service environment variables are injected (default true).'),
+      ephemeralContainers: keyed(ref(`${CORE}.EphemeralContainer`), 'Debug containers added to the running pod.', 'name'),
+      hostAliases: keyed(obj({ hostnames: arr(str(), 'Hostnames for the IP.', { listType: 'atomic' }), ip: str('The IP address.') }, 'An /etc/hosts entry.', ['ip']), 'Entries added to /etc/hosts.', 'ip'),
+      hostIPC: bool('Whether the pod uses the node\'s IPC namespace.'),
+      hostNetwork: bool('Whether the pod uses the node\'s network namespace.'),
+      hostPID: bool('Whether the pod uses the node\'s PID namespace.'),
+      hostUsers: bool('Whether the pod uses the node\'s user namespace.'),
+      hostname: str('The pod\'s hostname; its name by default.'),
+      imagePullSecrets: keyed(obj({ name: str('Name of the Secret.') }, 'A Secret in the pod\'s namespace.'), 'Secrets with registry credentials.', 'name'),
+      initContainers: keyed(ref(`${CORE}.Container`), 'Containers run to completion, in order, before the others start (sidecars keep running).', 'name'),
+      nodeName: str('The node the pod is bound to; set by the scheduler, or by the writer to bypass it.'),
+      nodeSelector: map(str(), 'Labels a node must have to run the pod.'),
+      os: obj({ name: str('linux or windows.') }, 'The operating system the pod needs.', ['name']),
+      overhead: QUANTITIES('Resources the runtime class adds to the pod.'),
+      preemptionPolicy: str('PreemptLowerPriority (default) or Never.'),
+      priority: int('Scheduling priority, from priorityClassName.'),
+      priorityClassName: str('Name of the pod\'s PriorityClass.'),
+      readinessGates: arr(obj({ conditionType: str('A pod condition type.') }, 'A condition that must be True for the pod to be ready.', ['conditionType']), 'Extra conditions for readiness.', { listType: 'atomic' }),
+      resourceClaims: keyed(obj({ name: str('Name of the claim in the pod.'), resourceClaimName: str('An existing ResourceClaim.'), resourceClaimTemplateName: str('A template to make one from.') }, 'A dynamic resource claim.', ['name']), 'Dynamic resource claims of the pod.', 'name', { strategy: 'merge,retainKeys' }),
+      resources: ref(`${CORE}.ResourceRequirements`, 'Resources of the pod as a whole.'),
+      restartPolicy: { t: 'string', d: 'Always (default), OnFailure or Never.', enum: ['Always', 'Never', 'OnFailure'] },
+      runtimeClassName: str('The RuntimeClass to run the pod with.'),
+      schedulerName: str('The scheduler that places the pod (default-scheduler).'),
+      schedulingGates: keyed(obj({ name: str('Name of the gate.') }, 'A gate that holds the pod back from scheduling.', ['name']), 'Gates that must all be removed before the pod is scheduled.', 'name'),
+      securityContext: any('Security options of the pod.'),
+      serviceAccount: str('Deprecated: serviceAccountName.'),
+      serviceAccountName: str('The ServiceAccount the pod runs as.'),
+      setHostnameAsFQDN: bool('Whether the hostname is the fully qualified domain name.'),
+      shareProcessNamespace: bool('Whether the containers share one PID namespace.'),
+      subdomain: str('Subdomain of the pod\'s DNS name.'),
+      terminationGracePeriodSeconds: int('Seconds between the stop signal and the kill (default 30).', 'int64'),
+      tolerations: arr(ref(`${CORE}.Toleration`), 'Taints the pod tolerates.', { listType: 'atomic' }),
+      topologySpreadConstraints: arr(any('How pods spread over one topology domain.'), 'How matching pods spread over nodes, zones and regions.', { listType: 'map', mapKeys: ['topologyKey', 'whenUnsatisfiable'], mergeKey: 'topologyKey', strategy: 'merge' }),
+      volumes: keyed(ref(`${CORE}.Volume`), 'Volumes the containers can mount.', 'name', { strategy: 'merge,retainKeys' }),
+    },
+    'What a pod runs and how.',
+    ['containers'],
+  ),
+  [`${CORE}.ContainerStatus`]: obj(
+    {
+      allocatedResources: QUANTITIES('Resources the node allocated to the container.'),
+      allocatedResourcesStatus: arr(any('Health of one allocated resource.'), 'Health of the allocated resources.', { listType: 'map', mapKeys: ['name'] }),
+      containerID: str('ID of the container, <runtime>://<id>.'),
+      image: str('The image the container runs.'),
+      imageID: str('The image\'s ID.'),
+      lastState: ref(`${CORE}.ContainerState`, 'State of the previous run, after a restart.'),
+      name: str('Name of the container.'),
+      ready: bool('Whether the container passes its readiness probe.'),
+      resources: ref(`${CORE}.ResourceRequirements`, 'Resources the runtime applied.'),
+      restartCount: int('How many times the container restarted.'),
+      started: bool('Whether the container passed its startup probe.'),
+      state: ref(`${CORE}.ContainerState`, 'Current state.'),
+      stopSignal: str('The signal that stops the container.'),
+      user: any('The user identity the container runs as.'),
+      volumeMounts: arr(any('A mount as the runtime made it.'), 'Mounts of the container.', { listType: 'atomic' }),
+    },
+    'The observed state of one container.',
+    ['name', 'ready', 'restartCount', 'image', 'imageID'],
+  ),
+  [`${CORE}.ContainerState`]: containerState,
+  [`${CORE}.PodCondition`]: obj(
+    {
+      lastProbeTime: time('When the condition was last probed.'),
+      lastTransitionTime: time('When the status last changed.'),
+      message: str('Human-readable details.'),
+      reason: str('Why the status last changed, in CamelCase.'),
+      status: str('True, False or Unknown.'),
+      type: str('PodScheduled, Initialized, ContainersReady, Ready, …'),
+    },
+    'One condition of the pod.',
+    ['type', 'status'],
+  ),
+  [`${CORE}.PodStatus`]: obj(
+    {
+      conditions: keyed(ref(`${CORE}.PodCondition`), 'Current conditions of the pod.', 'type'),
+      containerStatuses: arr(ref(`${CORE}.ContainerStatus`), 'Status of each container.', { listType: 'atomic' }),
+      ephemeralContainerStatuses: arr(ref(`${CORE}.ContainerStatus`), 'Status of each debug container.', { listType: 'atomic' }),
+      hostIP: str('IP of the node the pod runs on.'),
+      hostIPs: keyed(obj({ ip: str('An IP address.') }, 'An IP of the node.', ['ip']), 'IPs of the node, one per family.', 'ip', { listType: 'atomic', mapKeys: undefined }),
+      initContainerStatuses: arr(ref(`${CORE}.ContainerStatus`), 'Status of each init container.', { listType: 'atomic' }),
+      message: str('Why the pod is in this phase.'),
+      nominatedNodeName: str('The node preemption is making room on for this pod.'),
+      phase: { t: 'string', d: 'Pending, Running, Succeeded, Failed or Unknown.', enum: ['Failed', 'Pending', 'Running', 'Succeeded', 'Unknown'] },
+      podIP: str('The pod\'s first IP; podIPs[0].'),
+      podIPs: keyed(obj({ ip: str('An IP address.') }, 'An IP of the pod.', ['ip']), 'IPs of the pod, one per family.', 'ip'),
+      qosClass: str('BestEffort, Burstable or Guaranteed, from the containers\' requests and limits.'),
+      reason: str('Why the pod is in this state, in CamelCase (e.g. Evicted).'),
+      resize: str('Progress of an in-place resize.'),
+      resourceClaimStatuses: keyed(obj({ name: str('Name of the claim in the pod.'), resourceClaimName: str('The ResourceClaim made for it.') }, 'The claim made for one entry.', ['name']), 'The ResourceClaims made for the pod.', 'name', { strategy: 'merge,retainKeys' }),
+      startTime: time('When the kubelet accepted the pod.'),
+    },
+    'The observed state of the pod, written by the kubelet and the scheduler.',
+  ),
+  [`${CORE}.Pod`]: obj({ ...typeFields(), metadata: meta(), spec: ref(`${CORE}.PodSpec`, 'What the pod runs.'), status: ref(`${CORE}.PodStatus`, 'Observed state of the pod (read-only for most users).') }, 'A group of containers scheduled together on one node.'),
+});
 
 // ClusterCIDR: the openAPIV3Schema of deploy/base/crd-clustercidrs.yaml (a test keeps the two
 // equal field for field).

@@ -1,67 +1,9 @@
 // The resource table: one row per served resource. Adding a resource is adding a row.
 import ipaddr from 'ipaddr.js';
 import type { FieldError } from './errors.js';
+import type { KObject, ResourceDef } from './resource-def.js';
 import { METADATA_SMP, type SmpSchema } from './patch.js';
-
-export type KObject = {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: ObjectMeta;
-  [k: string]: unknown;
-};
-
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: unknown[];
-  managedFields?: unknown[];
-  [k: string]: unknown;
-}
-
-export interface ResourceDef {
-  group: string;
-  version: string;
-  plural: string;
-  singular: string;
-  kind: string;
-  namespaced: boolean;
-  /** Served with a /status subresource that alone may change `.status`. */
-  status: boolean;
-  /** A custom resource (served by apiextensions): no strategic merge patch, generation kept. */
-  custom: boolean;
-  /** Whether a create may carry status (kubelet registers Nodes with status). */
-  keepStatusOnCreate: boolean;
-  /** Whether metadata.generation is maintained (bumped on spec changes). */
-  generation: boolean;
-  /** Whether PUT on a missing object creates it. */
-  createOnUpdate: boolean;
-  shortNames: string[];
-  /** Field selectors beyond metadata.name / metadata.namespace. */
-  fieldSelectors: string[];
-  smp: SmpSchema;
-  /** Returns field errors for a create (old undefined) or an update. */
-  validate?: (obj: KObject, old: KObject | undefined) => FieldError[];
-  /** Another resource stored together with this one: every write shows up there, converted. */
-  mirror?: { resource: string; convert: (obj: KObject) => KObject };
-  /** Normalises every create and main-resource update (e.g. podCIDR from podCIDRs). May mutate. */
-  prepare?: (obj: KObject) => void;
-  /** Fills defaults on create, as kube-apiserver's defaulting and PrepareForCreate do. */
-  defaults?: (obj: KObject) => void;
-}
-
-export function apiVersionOf(def: Pick<ResourceDef, 'group' | 'version'>): string {
-  return def.group ? `${def.group}/${def.version}` : def.version;
-}
+import { evictPod, podDefaults, podFieldValue, POD_FIELD_SELECTORS, POD_SMP, preparePod, validatePod } from './pods.js';
 
 function isCidrOfFamily(value: unknown, family: 'ipv4' | 'ipv6'): boolean {
   if (typeof value !== 'string') return false;
@@ -283,6 +225,9 @@ function row(partial: Partial<ResourceDef> & Pick<ResourceDef, 'group' | 'versio
     createOnUpdate: false,
     shortNames: [],
     fieldSelectors: [],
+    actions: [],
+    returnDeletedObject: false,
+    categories: [],
     ...partial,
     smp: { ...METADATA_SMP, ...(partial.smp ?? {}) },
   };
@@ -328,6 +273,25 @@ export const DEFAULT_RESOURCES: readonly ResourceDef[] = [
     },
   }),
   row({ group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'] }),
+  // Pods for kubectl describe node and drain: no scheduler or kubelet acts on them (pods.ts).
+  row({
+    group: '',
+    version: 'v1',
+    plural: 'pods',
+    kind: 'Pod',
+    namespaced: true,
+    status: true,
+    shortNames: ['po'],
+    categories: ['all'],
+    fieldSelectors: POD_FIELD_SELECTORS,
+    fieldValue: podFieldValue,
+    defaults: podDefaults,
+    prepare: preparePod,
+    validate: validatePod,
+    returnDeletedObject: true,
+    smp: POD_SMP,
+    actions: [{ name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', create: evictPod }],
+  }),
   row({
     group: '',
     version: 'v1',

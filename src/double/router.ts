@@ -26,6 +26,11 @@ export function boolParam(q: URLSearchParams, name: string): boolean {
 
 /** The audit verb of a request. */
 export function verbOf(method: string, route: Route, q: URLSearchParams): Verb {
+  if (route.subresource !== '' && route.subresource !== 'status') {
+    // An action subresource (pods/eviction) is created, never read or written.
+    if (method === 'POST') return 'create';
+    throw new ApiError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  }
   switch (method) {
     case 'GET':
     case 'HEAD':
@@ -93,7 +98,7 @@ export function route(pathname: string, resources: readonly Resource[], findReso
   if (resource.namespaced !== (namespace !== '') && !(resource.namespaced && !name)) {
     throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', { group, kind: plural });
   }
-  if (subresource && !(subresource === 'status' && resource.status)) {
+  if (subresource && !(subresource === 'status' && resource.status) && !resource.actions.some((a) => a.name === subresource)) {
     throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', { group, kind: `${plural}/${subresource}` });
   }
   return { kind: 'resource', resource, namespace, name, subresource };

@@ -1,5 +1,6 @@
 // Label and field selectors in the query-string syntax kube-apiserver parses. Pure functions.
 import { badRequest } from './errors.js';
+import type { FieldReader, KObject, ResourceDef } from './resource-def.js';
 
 export type LabelOp = 'eq' | 'neq' | 'in' | 'notin' | 'exists' | 'notexists' | 'gt' | 'lt';
 
@@ -111,16 +112,41 @@ export interface FieldRequirement {
   value: string;
 }
 
+/** Splits a field selector on the commas that are not escaped (`\,` is a comma inside a value). */
+function splitFieldTerms(selector: string): string[] {
+  const terms: string[] = [];
+  let cur = '';
+  for (let i = 0; i < selector.length; i++) {
+    const ch = selector[i];
+    if (ch === '\\' && i + 1 < selector.length) {
+      cur += ch + selector[++i];
+    } else if (ch === ',') {
+      terms.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  terms.push(cur);
+  return terms;
+}
+
+/** Undoes the escaping kubectl and client-go apply to values (`\\`, `\,`, `\=`); others are errors. */
+function unescapeFieldValue(value: string, selector: string): string {
+  return value.replace(/\\(.?)/g, (_m, ch: string) => {
+    if (ch === '\\' || ch === ',' || ch === '=') return ch;
+    throw badRequest(`invalid field selector: '${selector}': invalid escape sequence \\${ch}`);
+  });
+}
+
 /** Parses `metadata.name=x,spec.unschedulable!=true`; only `supported` field names are accepted. */
 export function parseFieldSelector(selector: string | undefined | null, supported: readonly string[]): FieldRequirement[] {
   if (!selector || selector.trim() === '') return [];
   const reqs: FieldRequirement[] = [];
-  for (const raw of selector.split(',')) {
+  for (const raw of splitFieldTerms(selector)) {
     const part = raw.trim();
     const m = part.match(/^([^=!\s]+)\s*(==|=|!=)\s*(.*)$/);
     if (!m) throw badRequest(`invalid selector: '${selector}'; can't understand '${part}'`);
     if (!supported.includes(m[1])) throw badRequest(`field label not supported: ${m[1]}`);
-    reqs.push({ field: m[1], op: m[2] === '!=' ? 'neq' : 'eq', value: m[3] });
+    reqs.push({ field: m[1], op: m[2] === '!=' ? 'neq' : 'eq', value: unescapeFieldValue(m[3], selector) });
   }
   return reqs;
 }
@@ -136,10 +162,21 @@ export function fieldValue(obj: unknown, path: string): string {
   return String(cur);
 }
 
-export function matchesFields(reqs: readonly FieldRequirement[], obj: unknown): boolean {
+/** Whether an object satisfies every requirement; `read` is the kind's own field reader if it has one. */
+export function matchesFields(reqs: readonly FieldRequirement[], obj: unknown, read: FieldReader = fieldValue): boolean {
   for (const r of reqs) {
-    const v = fieldValue(obj, r.field);
+    const v = read(obj as KObject, r.field);
     if (r.op === 'eq' ? v !== r.value : v === r.value) return false;
   }
   return true;
+}
+
+/**
+ * The field requirements of a LIST or WATCH on `r`: metadata.name and metadata.namespace, which
+ * every kind supports, plus the kind's own selectable fields, read the kind's way.
+ */
+export function fieldSelectorFor(r: Pick<ResourceDef, 'fieldSelectors' | 'fieldValue'>, selector: string | undefined | null): { reqs: FieldRequirement[]; matches: (obj: KObject) => boolean } {
+  const reqs = parseFieldSelector(selector, ['metadata.name', 'metadata.namespace', ...r.fieldSelectors]);
+  const read = r.fieldValue ?? fieldValue;
+  return { reqs, matches: (obj) => reqs.length === 0 || matchesFields(reqs, obj, read) };
 }

@@ -4,8 +4,9 @@
 // them and their JSON encoding is cached once.
 import { randomUUID } from 'node:crypto';
 import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound, type FieldError } from './errors.js';
-import { apiVersionOf, DEFAULT_RESOURCES, type KObject, type ObjectMeta, type ResourceDef } from './resources.js';
-import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { apiVersionOf, type KObject, type ObjectMeta, type ResourceDef } from './resource-def.js';
+import { DEFAULT_RESOURCES } from './resources.js';
+import { fieldSelectorFor, matchesLabels, parseLabelSelector } from './selectors.js';
 import { WatchHub, type ChangeEvent } from './watch.js';
 
 export interface Resource extends ResourceDef {
@@ -192,7 +193,7 @@ export class Store {
     const t = this.table(ref);
     const r = t.resource;
     const labels = parseLabelSelector(options.labelSelector);
-    const fields = parseFieldSelector(options.fieldSelector, ['metadata.name', 'metadata.namespace', ...r.fieldSelectors]);
+    const fields = fieldSelectorFor(r, options.fieldSelector);
     if (!t.sortedKeys) t.sortedKeys = [...t.items.keys()].sort();
     const out: KObject[] = [];
     const prefix = r.namespaced && options.namespace ? `${options.namespace}/` : '';
@@ -200,7 +201,7 @@ export class Store {
       if (prefix && !k.startsWith(prefix)) continue;
       const obj = t.items.get(k) as KObject;
       if (labels.length > 0 && !matchesLabels(labels, obj.metadata?.labels)) continue;
-      if (fields.length > 0 && !matchesFields(fields, obj)) continue;
+      if (!fields.matches(obj)) continue;
       out.push(obj);
     }
     return out;

@@ -1,7 +1,7 @@
 // Server-side Tables (Accept: application/json;as=Table;v=v1;g=meta.k8s.io): what `kubectl get`
 // prints. Columns and cell rules per kind follow kube-apiserver's printers (priority 1 columns
 // are the ones `-o wide` adds); ClusterCIDR's come from its CRD's additionalPrinterColumns.
-import type { KObject } from './resources.js';
+import type { KObject } from './resource-def.js';
 import type { Resource } from './store.js';
 
 export interface ColumnDefinition {
@@ -14,9 +14,18 @@ export interface ColumnDefinition {
 
 type Cell = string | number | boolean | null;
 
+/** A TableRow condition: kube-apiserver marks the rows of finished pods `Completed`. */
+interface RowCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+}
+
 interface TableSpec {
   columns: ColumnDefinition[];
   cells: (obj: KObject, now: Date) => Cell[];
+  conditions?: (obj: KObject) => RowCondition[] | undefined;
 }
 
 const col = (name: string, description: string, extra: Partial<ColumnDefinition> = {}): ColumnDefinition => ({ name, type: 'string', format: '', description, priority: 0, ...extra });
@@ -160,6 +169,157 @@ const EVENT_TABLE: TableSpec = {
   },
 };
 
+// ------------------------------------------------------------------ pods
+
+interface ContainerState {
+  waiting?: { reason?: string };
+  running?: object;
+  terminated?: { exitCode?: number; signal?: number; reason?: string; finishedAt?: string };
+}
+
+interface ContainerStatus {
+  name?: string;
+  ready?: boolean;
+  started?: boolean;
+  restartCount?: number;
+  state?: ContainerState;
+  lastState?: ContainerState;
+}
+
+interface PodCondition {
+  type?: string;
+  status?: string;
+  reason?: string;
+}
+
+const listOf = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as unknown[]).filter((x) => x && typeof x === 'object') as T[] : []);
+
+/** How a container that stopped is described when its runtime gave no reason. */
+function exitText(t: NonNullable<ContainerState['terminated']>): string {
+  return t.signal ? `Signal:${t.signal}` : `ExitCode:${t.exitCode ?? 0}`;
+}
+
+/** Restarts so far, and when the latest restart's previous run ended (ms since the epoch; 0: unknown). */
+class RestartTally {
+  count = 0;
+  lastMs = 0;
+  add(cs: ContainerStatus): void {
+    this.count += typeof cs.restartCount === 'number' ? cs.restartCount : 0;
+    const ended = Date.parse(cs.lastState?.terminated?.finishedAt ?? '');
+    if (!Number.isNaN(ended) && ended > this.lastMs) this.lastMs = ended;
+  }
+}
+
+/**
+ * READY, STATUS and RESTARTS of a pod, derived from its status the way kube-apiserver's pod
+ * printer derives them: the phase (or status.reason) unless an init container that has not
+ * finished explains the wait (`Init:1/2`, `Init:CrashLoopBackOff`), or a container's waiting or
+ * terminated state does (`ContainerCreating`, `Completed`, `ExitCode:1`); `Terminating` once
+ * deletion began. Sidecars (init containers with restartPolicy Always) count as containers.
+ */
+export function podSummary(pod: KObject, now: Date): { ready: string; status: string; restarts: string } {
+  const spec = (pod.spec ?? {}) as { containers?: unknown; initContainers?: unknown };
+  const st = (pod.status ?? {}) as { phase?: string; reason?: string; conditions?: unknown; initContainerStatuses?: unknown; containerStatuses?: unknown };
+  const conditions = listOf<PodCondition>(st.conditions);
+  const conditionTrue = (type: string): boolean => conditions.some((c) => c.type === type && c.status === 'True');
+  const inits = listOf<{ name?: string; restartPolicy?: string }>(spec.initContainers);
+  const sidecars = new Set(inits.filter((c) => c.restartPolicy === 'Always').map((c) => c.name));
+  const total = listOf(spec.containers).length + sidecars.size;
+  let ready = 0;
+  const phase = text(st.phase);
+  let shown = text(st.reason) || phase;
+  if (conditions.some((c) => c.type === 'PodScheduled' && c.reason === 'SchedulingGated')) shown = 'SchedulingGated';
+
+  const all = new RestartTally();
+  const ofSidecars = new RestartTally();
+  let initializing = false;
+  const initStatuses = listOf<ContainerStatus>(st.initContainerStatuses);
+  for (const [i, cs] of initStatuses.entries()) {
+    all.add(cs);
+    const sidecar = sidecars.has(cs.name);
+    if (sidecar) ofSidecars.add(cs);
+    const done = cs.state?.terminated;
+    if (done && (done.exitCode ?? 0) === 0) continue;
+    if (sidecar && cs.started === true) {
+      if (cs.ready) ready++;
+      continue;
+    }
+    // The first init container still in the way says why the pod waits.
+    initializing = true;
+    const waiting = cs.state?.waiting?.reason;
+    if (done) shown = `Init:${done.reason || exitText(done)}`;
+    else if (waiting && waiting !== 'PodInitializing') shown = `Init:${waiting}`;
+    else shown = `Init:${i}/${inits.length}`;
+    break;
+  }
+
+  let tally = all;
+  if (!initializing || conditionTrue('Initialized')) {
+    // Past initialisation only sidecar restarts are carried over; the first container's state
+    // has the last word (the statuses are read from the last to the first).
+    tally = ofSidecars;
+    let running = false;
+    const statuses = listOf<ContainerStatus>(st.containerStatuses);
+    for (const cs of [...statuses].reverse()) {
+      tally.add(cs);
+      const waiting = cs.state?.waiting?.reason;
+      const done = cs.state?.terminated;
+      if (waiting) shown = waiting;
+      else if (done) shown = done.reason || exitText(done);
+      else if (cs.ready && cs.state?.running) {
+        running = true;
+        ready++;
+      }
+    }
+    if (shown === 'Completed' && running) shown = conditionTrue('Ready') ? 'Running' : 'NotReady';
+  }
+  if (pod.metadata?.deletionTimestamp) {
+    if (st.reason === 'NodeLost') shown = 'Unknown';
+    else if (phase !== 'Succeeded' && phase !== 'Failed') shown = 'Terminating';
+  }
+  const restarts = tally.count !== 0 && tally.lastMs !== 0 ? `${tally.count} (${humanDuration(now.getTime() - tally.lastMs)} ago)` : String(tally.count);
+  return { ready: `${ready}/${total}`, status: shown, restarts };
+}
+
+/** `<true>/<all>` readiness gates whose condition is True, `<none>` without gates. */
+function readinessGates(pod: KObject): string {
+  const gates = listOf<{ conditionType?: string }>(get(pod, ['spec', 'readinessGates']));
+  if (gates.length === 0) return '<none>';
+  const conditions = listOf<PodCondition>(get(pod, ['status', 'conditions']));
+  // The first condition of a gate's type decides it.
+  const met = gates.filter((g) => conditions.find((c) => c.type === g.conditionType)?.status === 'True').length;
+  return `${met}/${gates.length}`;
+}
+
+function podIP(pod: KObject): string {
+  const ips = listOf<{ ip?: string }>(get(pod, ['status', 'podIPs']));
+  return text(ips[0]?.ip) || text(get(pod, ['status', 'podIP'])) || '<none>';
+}
+
+const POD_TABLE: TableSpec = {
+  columns: [
+    NAME,
+    col('Ready', 'Ready containers out of all (sidecars included).'),
+    col('Status', 'The phase, or what the pod or one of its containers is waiting for or ended with.'),
+    col('Restarts', 'Container restarts, and how long ago the latest one was.'),
+    AGE,
+    col('IP', 'The first IP address of the pod.', { priority: 1 }),
+    col('Node', 'The node the pod is bound to.', { priority: 1 }),
+    col('Nominated Node', 'The node the scheduler intends to place the pod on after preempting others.', { priority: 1 }),
+    col('Readiness Gates', 'Readiness gates whose condition is True, out of all.', { priority: 1 }),
+  ],
+  cells: (o, now) => {
+    const s = podSummary(o, now);
+    return [text(o.metadata?.name), s.ready, s.status, s.restarts, since(o.metadata?.creationTimestamp, now), podIP(o), text(get(o, ['spec', 'nodeName'])) || '<none>', text(get(o, ['status', 'nominatedNodeName'])) || '<none>', readinessGates(o)];
+  },
+  conditions: (o) => {
+    const phase = get(o, ['status', 'phase']);
+    if (phase === 'Succeeded') return [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod ran to completion.' }];
+    if (phase === 'Failed') return [{ type: 'Completed', status: 'True', reason: 'Failed', message: 'The pod ended in failure.' }];
+    return undefined;
+  },
+};
+
 // ------------------------------------------------------------------ the rest
 
 const LEASE_TABLE: TableSpec = {
@@ -234,6 +394,8 @@ export function tableSpecOf(r: Pick<Resource, 'group' | 'plural'>): TableSpec {
   switch (key) {
     case 'nodes':
       return NODE_TABLE;
+    case 'pods':
+      return POD_TABLE;
     case 'events':
     case 'events.events.k8s.io':
       return EVENT_TABLE;
@@ -282,6 +444,8 @@ export function buildTable(r: Pick<Resource, 'group' | 'plural'>, items: readonl
   const rows = items.map((item) => {
     const shown = options.convert ? options.convert(item) : item;
     const row: Record<string, unknown> = { cells: spec.cells(shown, options.now) };
+    const conditions = spec.conditions?.(shown);
+    if (conditions) row.conditions = conditions;
     if (options.includeObject === 'Object') row.object = item;
     else if (options.includeObject === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion, metadata: item.metadata };
     return row;

@@ -1,9 +1,9 @@
 // Watch streams: replay from a resourceVersion, live events, selectors, bookmarks, timeouts.
 import type http from 'node:http';
 import { ApiError, badRequest, expired, invalid } from './errors.js';
-import { apiVersionOf, type KObject } from './resources.js';
+import { apiVersionOf, type KObject } from './resource-def.js';
 import { boolParam, type Route } from './router.js';
-import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from './selectors.js';
+import { fieldSelectorFor, matchesLabels, parseLabelSelector } from './selectors.js';
 import type { Store } from './store.js';
 import type { ChangeEvent } from './watch.js';
 
@@ -25,8 +25,8 @@ export interface WatchContext {
 export function serveWatch(ctx: WatchContext, req: http.IncomingMessage, res: http.ServerResponse, route: Route, q: URLSearchParams, drop: boolean, encode: (o: KObject) => string = (o) => ctx.store.encode(o)): void {
   const r = route.resource;
   const labels = parseLabelSelector(q.get('labelSelector'));
-  const fields = parseFieldSelector(q.get('fieldSelector'), ['metadata.name', 'metadata.namespace', ...r.fieldSelectors]);
-  if (route.name) fields.push({ field: 'metadata.name', op: 'eq', value: route.name });
+  const fields = fieldSelectorFor(r, q.get('fieldSelector'));
+  if (route.name) fields.reqs.push({ field: 'metadata.name', op: 'eq', value: route.name });
   const bookmarks = boolParam(q, 'allowWatchBookmarks');
   const sendInitial = boolParam(q, 'sendInitialEvents');
   const rvParam = q.get('resourceVersion') ?? '';
@@ -45,7 +45,7 @@ export function serveWatch(ctx: WatchContext, req: http.IncomingMessage, res: ht
     return;
   }
   const inScope = (o: KObject | undefined): boolean =>
-    !!o && (!route.namespace || o.metadata?.namespace === route.namespace) && (labels.length === 0 || matchesLabels(labels, o.metadata?.labels)) && (fields.length === 0 || matchesFields(fields, o));
+    !!o && (!route.namespace || o.metadata?.namespace === route.namespace) && (labels.length === 0 || matchesLabels(labels, o.metadata?.labels)) && fields.matches(o);
   const write = (type: string, objJson: string): void => {
     res.write(`{"type":"${type}","object":${objJson}}\n`);
   };

@@ -1,6 +1,6 @@
 // Watch hub: a bounded history of change events (for resuming watches from a resourceVersion)
 // and live fan-out to subscribers. Objects in events are the store's immutable snapshots.
-import type { KObject } from './resources.js';
+import type { KObject } from './resource-def.js';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 

@@ -69,7 +69,9 @@ describe('OpenAPI v3', () => {
       const x = resolve(s);
       if (depth > 6) return;
       if (x.t === 'object') for (const [k, v] of Object.entries(x.props)) walk(v, at ? `${at}.${k}` : k, depth + 1);
-      if (x.t === 'array' && x.strategy === 'merge') found[at] = x.mergeKey ? { mergeKey: x.mergeKey } : { set: true };
+      if (x.t === 'array' && x.strategy?.split(',').includes('merge')) found[at] = x.mergeKey ? { mergeKey: x.mergeKey } : { set: true };
+      // The table's paths carry no list indexes: lists inside list elements (a container's env) sit under the list's path.
+      if (x.t === 'array') walk(x.items, at, depth + 1);
     };
     walk({ t: 'ref', name: definitionOf(r) as string }, '', 0);
     const expected = Object.fromEntries(Object.entries(r.smp).map(([k, v]) => [k, 'mergeKey' in v ? { mergeKey: v.mergeKey } : { set: true }]));

@@ -20,13 +20,18 @@ describe('route', () => {
     ['/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/l%2E1', 'leases.coordination.k8s.io', 'kube-system', 'l.1', ''],
     ['/apis/networking.k8s.io/v1/servicecidrs/kubernetes/status', 'servicecidrs.networking.k8s.io', '', 'kubernetes', 'status'],
     ['/apis/networking.x-k8s.io/v1/clustercidrs/c', 'clustercidrs.networking.x-k8s.io', '', 'c', ''],
+    ['/api/v1/pods', 'pods', '', '', ''],
+    ['/api/v1/namespaces/default/pods/p/status', 'pods', 'default', 'p', 'status'],
+    ['/api/v1/namespaces/default/pods/p/eviction', 'pods', 'default', 'p', 'eviction'],
   ])('%s', (path, id, namespace, name, subresource) => {
     const r = at(path) as Route;
     expect([r.kind, r.resource.id, r.namespace, r.name, r.subresource]).toEqual(['resource', id, namespace, name, subresource]);
   });
 
   it.each([
-    ['/api/v1/pods', 404],
+    ['/api/v1/services', 404],
+    ['/api/v1/namespaces/default/pods/p/log', 404],
+    ['/api/v1/nodes/n1/eviction', 404],
     ['/api/v2/nodes', 404],
     ['/api/v1/namespaces/default/nodes/n1', 404],
     ['/api/v1/namespaces/default/configmaps/c/status', 404],
@@ -62,6 +67,7 @@ describe('verbOf', () => {
     ['PATCH', '/api/v1/nodes/n1/status', '', 'patch'],
     ['DELETE', '/api/v1/nodes/n1', '', 'delete'],
     ['DELETE', '/api/v1/nodes', '', 'deletecollection'],
+    ['POST', '/api/v1/namespaces/default/pods/p/eviction', '', 'create'],
   ])('%s %s?%s → %s', (method, path, query, verb) => {
     expect(verbOf(method, at(path) as Route, q(query))).toBe(verb);
   });
@@ -71,6 +77,8 @@ describe('verbOf', () => {
     ['PUT', '/api/v1/nodes'],
     ['PATCH', '/api/v1/nodes'],
     ['OPTIONS', '/api/v1/nodes/n1'],
+    ['GET', '/api/v1/namespaces/default/pods/p/eviction'],
+    ['PUT', '/api/v1/namespaces/default/pods/p/eviction'],
   ])('%s %s is not allowed (405)', (method, path) => {
     expect(() => verbOf(method, at(path) as Route, q(''))).toThrow(expect.objectContaining({ code: 405 }));
   });

@@ -65,6 +65,6 @@ describe('Store', () => {
   });
 
   it('names the resource and the known ones when asked for an unknown resource', () => {
-    expect(() => new Store().get('pods', 'x')).toThrow(/unknown resource "pods" \(known: nodes, namespaces/);
+    expect(() => new Store().get('services', 'x')).toThrow(/unknown resource "services" \(known: nodes, namespaces/);
   });
 });

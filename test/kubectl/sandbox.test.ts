@@ -9,7 +9,7 @@ import { afterAll, expect, it } from 'vitest';
 import { runProcess } from '../kit/cli.js';
 import { Processes } from '../kit/processes.js';
 import { eventually } from '../kit/wait.js';
-import { describeKubectl, KUBECTL, kubectlOk } from './kubectl.js';
+import { describeKubectl, KUBECTL, kubectl, kubectlOk } from './kubectl.js';
 
 /** A printed command, run as a user pastes it (bash, KUBECONFIG exported, kubectl on the PATH). */
 async function shell(command: string, kubeconfig: string): Promise<string> {
@@ -61,6 +61,15 @@ describeKubectl('simulate --keep (the sandbox) driven by kubectl', () => {
     // 3. A ClusterCIDR and a node labelled for it: its pod CIDRs come from that range.
     await shell(applyPool, kubeconfig);
     expect(await shell(waitPool, kubeconfig)).toMatch(/\["10\.200\.\d+\.0\/24","fd00:10:200::[0-9a-f]*\/120"\]/);
+
+    // 4. The first command an operator runs: describe node (which lists the node's pods by field
+    // selector), and the pod views; the sandbox runs no pods, so they find none.
+    const described = await kubectlOk(kubeconfig, ['describe', 'node', newNode]);
+    expect(described).toMatch(new RegExp(`ProviderID:\\s+static://${newNode}`));
+    expect(described).toMatch(/Non-terminated Pods:\s+\(0 in total\)/);
+    expect(described).toMatch(/^Taints:\s+<none>$/m);
+    expect((await kubectl(kubeconfig, ['get', 'pods', '-A', '-o', 'wide'])).stderr).toMatch(/No resources found/);
+    expect(await kubectlOk(kubeconfig, ['drain', newNode, '--dry-run=server'])).toMatch(/cordoned \(server dry run\)/);
 
     // Ctrl-C: everything stops, exit 0; the kubeconfig asked for stays, the sandbox folder goes.
     const folder = path.dirname(/kubectl apply -f (\S+)/.exec(applyNew)?.[1] as string);
