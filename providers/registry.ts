@@ -36,6 +36,12 @@ const BUILT_IN: readonly BuiltIn[] = [
     load: () => import('./aws/factory.js'),
   },
   {
+    name: 'azure', summary: 'Microsoft Azure VMs and scale sets (ARM)', cloudConfig: 'required',
+    cloudConfigHint: 'cloud-provider-azure\'s azure.json with subscriptionId, resourceGroup and a credential',
+    sdk: ['@azure/identity', '@azure/arm-compute', '@azure/arm-network'],
+    load: () => import('./azure/factory.js'),
+  },
+  {
     name: 'fake', summary: 'an empty in-memory cloud (simulations and tests)', cloudConfig: 'none', sdk: [],
     load: () => import('./fake/factory.js'),
   },

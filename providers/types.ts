@@ -36,7 +36,7 @@ export type InstanceResult<T> =
   | { kind: 'error'; error: Error; retryable: true };
 
 export interface CloudProvider {
-  /** Short provider name as given to --cloud-provider (`aws`, `gce`, `kind`, `static`, `fake`). */
+  /** Short provider name as given to --cloud-provider (`aws`, `azure`, `gce`, `kind`, `static`, `fake`). */
   readonly name: string;
   /** Metadata for many nodes in one round; the map has one entry per input node name. */
   instancesMetadata(nodes: readonly NodeRef[], signal?: AbortSignal): Promise<Map<string, InstanceResult<InstanceMetadata>>>;

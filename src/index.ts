@@ -40,6 +40,10 @@ export {
   type GceStackType, type GceInstance, type GceProviderID, type GceConfig,
 } from '../providers/gce/index.js';
 export {
+  azureNodeAddresses, parseAzureProviderID, formatAzureProviderID, parseAzureCloudConfig, AzureProvider,
+  type AzureInstanceRef, type AzureCloudConfig, type AzureNetworkInterface, type AzureArmSource,
+} from '../providers/azure/index.js';
+export {
   kindNodeAddresses, parseKindProviderID, formatKindProviderID, parseKindOverrides, parseKindConfig, KindProvider,
   type DockerContainerInspect, type KindAddressOverride, type KindOverrides, type KindProviderID, type KindConfig,
 } from '../providers/kind/index.js';

@@ -135,7 +135,7 @@ describe('the registry loads one adapter and its SDK on demand', () => {
 
   it('an unknown name fails with the known ones and loads no adapter', async () => {
     const r = await createInChild('nope', {});
-    expect(r.out).toBe('error --cloud-provider: unknown provider "nope" (known: aws, fake, gce, kind, static)');
+    expect(r.out).toBe('error --cloud-provider: unknown provider "nope" (known: aws, azure, fake, gce, kind, static)');
     expect(adaptersLoaded()).toEqual([]);
     expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual([]);
   });

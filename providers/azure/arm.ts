@@ -1,0 +1,183 @@
+// The ARM side of the adapter: the cloud's endpoints, the credential (@azure/identity) and the
+// SDK clients (@azure/arm-compute, @azure/arm-network), each imported when the provider is built,
+// never before. Every list call pages through the SDK's async iterators.
+import { request as httpsRequest } from 'node:https';
+import type { TokenCredential } from '@azure/identity';
+import type { AzureNetworkInterface, AzurePublicIP } from './addresses.js';
+import type { AzureCloudConfig, AzureCloudName } from './config.js';
+import type { AzureArmSource, AzureScaleSet, AzureScaleSetVM, AzureVM } from './provider.js';
+import { armGatePolicy, ThrottleGate, type ArmCallStats } from './throttle.js';
+
+/** Where a cloud's ARM and AAD are, and the audience of ARM tokens. */
+export interface AzureEnvironment {
+  resourceManager: string;
+  authorityHost: string;
+  audience: string;
+  /** Endpoints from a resourceManagerEndpoint's metadata, not one of Azure's public clouds. */
+  custom: boolean;
+}
+
+export const AZURE_ENVIRONMENTS: Readonly<Record<AzureCloudName, AzureEnvironment>> = {
+  AzurePublicCloud: { resourceManager: 'https://management.azure.com/', authorityHost: 'https://login.microsoftonline.com/', audience: 'https://management.core.windows.net/', custom: false },
+  AzureChinaCloud: { resourceManager: 'https://management.chinacloudapi.cn/', authorityHost: 'https://login.chinacloudapi.cn/', audience: 'https://management.core.chinacloudapi.cn/', custom: false },
+  AzureUSGovernmentCloud: { resourceManager: 'https://management.usgovcloudapi.net/', authorityHost: 'https://login.microsoftonline.us/', audience: 'https://management.core.usgovcloudapi.net/', custom: false },
+};
+
+export interface AzureArmOptions {
+  /** Extra CA certificates (PEM) trusted for ARM, the metadata endpoint and AAD: tests' self-signed emulator. Production uses NODE_EXTRA_CA_CERTS. */
+  tlsCA?: string;
+  /** SDK retries of one request (429 with Retry-After, 5xx, network errors). Default 3. */
+  maxRetries?: number;
+  /** First exponential-retry delay for 5xx (ms). Default 1000. */
+  retryDelayMs?: number;
+  /** The process-wide gate by default. */
+  gate?: ThrottleGate;
+  /** Longest one list call (every page, retries included) may take (ms). Default 60 s. */
+  callTimeoutMs?: number;
+}
+
+/** The gate shared by every azure provider in this process: ARM's limits are per subscription and principal. */
+export const sharedArmGate = new ThrottleGate();
+
+function getJSON(url: string, ca: string | undefined, timeoutMs: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { method: 'GET', headers: { accept: 'application/json' }, ...(ca ? { ca } : {}), timeout: timeoutMs }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if ((res.statusCode ?? 0) >= 300) return reject(new Error(`GET ${url}: HTTP ${res.statusCode}: ${text.slice(0, 200)}`));
+        try {
+          resolve(JSON.parse(text));
+        } catch {
+          reject(new Error(`GET ${url}: not JSON`));
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer in ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * The endpoints of the configured cloud. With resourceManagerEndpoint, as cloud-provider-azure
+ * does: its `/metadata/endpoints?api-version=2019-05-01` names the login endpoint and the audience.
+ */
+export async function resolveEnvironment(config: Pick<AzureCloudConfig, 'cloud' | 'resourceManagerEndpoint'>, tlsCA?: string): Promise<AzureEnvironment> {
+  if (!config.resourceManagerEndpoint) return AZURE_ENVIRONMENTS[config.cloud];
+  const url = `${config.resourceManagerEndpoint.replace(/\/+$/, '')}/metadata/endpoints?api-version=2019-05-01`;
+  let body: unknown;
+  try {
+    body = await getJSON(url, tlsCA, 10_000);
+  } catch (err) {
+    throw new Error(`azure: resourceManagerEndpoint: reading the cloud's endpoints failed: ${(err as Error).message}`, { cause: err });
+  }
+  const first = (Array.isArray(body) ? body[0] : body) as { resourceManager?: string; authentication?: { loginEndpoint?: string; audiences?: string[] } } | undefined;
+  const login = first?.authentication?.loginEndpoint;
+  const audience = first?.authentication?.audiences?.[0];
+  if (!login || !audience) throw new Error(`azure: resourceManagerEndpoint: ${url} names no authentication.loginEndpoint and audiences`);
+  return { resourceManager: first.resourceManager || config.resourceManagerEndpoint, authorityHost: login, audience, custom: true };
+}
+
+/** The credential the config asks for, built by @azure/identity (imported here, on first use). */
+export async function createCredential(config: Pick<AzureCloudConfig, 'credential'>, env: AzureEnvironment, options: AzureArmOptions = {}): Promise<TokenCredential> {
+  const identity = await import('@azure/identity');
+  const common = {
+    authorityHost: env.authorityHost,
+    // Instance discovery asks login.microsoftonline.com about the authority: not for a custom cloud.
+    disableInstanceDiscovery: env.custom,
+    ...(options.tlsCA ? { tlsOptions: { ca: options.tlsCA } } : {}),
+  };
+  const c = config.credential;
+  switch (c.kind) {
+    case 'workloadIdentity':
+      return new identity.WorkloadIdentityCredential({ ...common, tenantId: c.tenantId, clientId: c.clientId, tokenFilePath: c.tokenFile });
+    case 'managedIdentity':
+      if (c.clientId) return new identity.ManagedIdentityCredential({ ...common, clientId: c.clientId });
+      if (c.resourceId) return new identity.ManagedIdentityCredential({ ...common, resourceId: c.resourceId });
+      return new identity.ManagedIdentityCredential(common);
+    case 'clientSecret':
+      return new identity.ClientSecretCredential(c.tenantId, c.clientId, c.clientSecret, common);
+  }
+}
+
+/** Every item of a paged SDK listing. */
+async function all<T>(pages: AsyncIterable<T>, signal?: AbortSignal): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of pages) {
+    signal?.throwIfAborted();
+    out.push(item);
+  }
+  return out;
+}
+
+type ComputeClient = import('@azure/arm-compute').ComputeManagementClient;
+type NetworkClient = import('@azure/arm-network').NetworkManagementClient;
+
+/** ARM through the SDK clients. */
+export class SdkArmSource implements AzureArmSource {
+  private constructor(
+    private readonly compute: ComputeClient,
+    private readonly network: NetworkClient,
+    private readonly callTimeoutMs: number,
+    /** What went to ARM (each page, each retry), counted by the pipeline. */
+    readonly stats: ArmCallStats,
+  ) {}
+
+  static async create(config: Pick<AzureCloudConfig, 'subscriptionId'>, env: AzureEnvironment, credential: TokenCredential, options: AzureArmOptions = {}): Promise<SdkArmSource> {
+    const [{ ComputeManagementClient }, { NetworkManagementClient }] = await Promise.all([import('@azure/arm-compute'), import('@azure/arm-network')]);
+    const endpoint = env.resourceManager.replace(/\/+$/, '');
+    const scope = `${env.audience.replace(/\/+$/, '')}/.default`;
+    const stats: ArmCallStats = { requests: 0, throttled: 0 };
+    const common = {
+      retryOptions: { maxRetries: options.maxRetries ?? 3, retryDelayInMs: options.retryDelayMs ?? 1_000, maxRetryDelayInMs: 30_000 },
+      additionalPolicies: [{ policy: armGatePolicy(options.gate ?? sharedArmGate, stats), position: 'perRetry' as const }],
+      userAgentOptions: { userAgentPrefix: 'node-address-ccm' },
+      ...(options.tlsCA ? { tlsOptions: { ca: options.tlsCA } } : {}),
+    };
+    const compute = new ComputeManagementClient(credential, config.subscriptionId, { ...common, endpoint, credentials: { scopes: [scope] } } as ConstructorParameters<typeof ComputeManagementClient>[2]);
+    // The classic network client builds URLs from $host and authenticates for credentialScopes.
+    const network = new NetworkManagementClient(credential, config.subscriptionId, { ...common, endpoint, $host: endpoint, credentialScopes: [scope] } as import('@azure/arm-network').NetworkManagementClientOptionalParams);
+    return new SdkArmSource(compute, network, options.callTimeoutMs ?? 60_000, stats);
+  }
+
+  /** The caller's signal, cut off after the call budget. */
+  private async within<T>(signal: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const budget = AbortSignal.timeout(this.callTimeoutMs);
+    return run(signal ? AbortSignal.any([signal, budget]) : budget);
+  }
+
+  listVMs(resourceGroup: string, signal?: AbortSignal): Promise<AzureVM[]> {
+    return this.within(signal, (s) => all(this.compute.virtualMachines.list(resourceGroup, { abortSignal: s }), s) as Promise<AzureVM[]>);
+  }
+
+  listVMStatuses(signal?: AbortSignal): Promise<AzureVM[]> {
+    return this.within(signal, (s) => all(this.compute.virtualMachines.listAll({ statusOnly: 'true', abortSignal: s }), s) as Promise<AzureVM[]>);
+  }
+
+  listScaleSets(resourceGroup: string, signal?: AbortSignal): Promise<AzureScaleSet[]> {
+    return this.within(signal, (s) => all(this.compute.virtualMachineScaleSets.list(resourceGroup, { abortSignal: s }), s) as Promise<AzureScaleSet[]>);
+  }
+
+  listScaleSetVMs(resourceGroup: string, scaleSet: string, signal?: AbortSignal): Promise<AzureScaleSetVM[]> {
+    return this.within(signal, (s) => all(this.compute.virtualMachineScaleSetVMs.list(resourceGroup, scaleSet, { expand: 'instanceView', abortSignal: s }), s) as Promise<AzureScaleSetVM[]>);
+  }
+
+  listNICs(resourceGroup: string, signal?: AbortSignal): Promise<AzureNetworkInterface[]> {
+    return this.within(signal, (s) => all(this.network.networkInterfaces.list(resourceGroup, { abortSignal: s }), s) as Promise<AzureNetworkInterface[]>);
+  }
+
+  listScaleSetNICs(resourceGroup: string, scaleSet: string, signal?: AbortSignal): Promise<AzureNetworkInterface[]> {
+    return this.within(signal, (s) => all(this.network.networkInterfaces.listVirtualMachineScaleSetNetworkInterfaces(resourceGroup, scaleSet, { abortSignal: s }), s) as Promise<AzureNetworkInterface[]>);
+  }
+
+  listPublicIPs(resourceGroup: string, signal?: AbortSignal): Promise<AzurePublicIP[]> {
+    return this.within(signal, (s) => all(this.network.publicIPAddresses.list(resourceGroup, { abortSignal: s }), s) as Promise<AzurePublicIP[]>);
+  }
+
+  listScaleSetPublicIPs(resourceGroup: string, scaleSet: string, signal?: AbortSignal): Promise<AzurePublicIP[]> {
+    return this.within(signal, (s) => all(this.network.publicIPAddresses.listVirtualMachineScaleSetPublicIPAddresses(resourceGroup, scaleSet, { abortSignal: s }), s) as Promise<AzurePublicIP[]>);
+  }
+}
