@@ -103,12 +103,32 @@ export async function createCredential(config: Pick<AzureCloudConfig, 'credentia
   }
 }
 
+/** A failed ARM call: ARM's error code and HTTP status up front (the SDK's paging error says little else). */
+export class ArmError extends Error {
+  constructor(message: string, readonly statusCode: number | undefined, readonly code: string | undefined, options?: { cause: unknown }) {
+    super(message, options);
+    this.name = 'ArmError';
+  }
+}
+
+function armError(err: unknown): unknown {
+  const e = err as { name?: string; code?: string; statusCode?: number; message?: string };
+  if (e?.name !== 'RestError') return err;
+  const code = e.code && !/^(REQUEST_SEND_ERROR|PARSE_ERROR)$/.test(e.code) ? e.code : undefined;
+  const head = [code, e.statusCode !== undefined ? `HTTP ${e.statusCode}` : undefined].filter(Boolean).join(', ');
+  return new ArmError(head ? `${head}: ${e.message ?? ''}` : (e.message ?? 'ARM call failed'), e.statusCode, code, { cause: err });
+}
+
 /** Every item of a paged SDK listing. */
 async function all<T>(pages: AsyncIterable<T>, signal?: AbortSignal): Promise<T[]> {
   const out: T[] = [];
-  for await (const item of pages) {
-    signal?.throwIfAborted();
-    out.push(item);
+  try {
+    for await (const item of pages) {
+      signal?.throwIfAborted();
+      out.push(item);
+    }
+  } catch (err) {
+    throw armError(err);
   }
   return out;
 }

@@ -6,7 +6,7 @@ import { createCredential, resolveEnvironment, SdkArmSource, type AzureArmOption
 import { parseAzureCloudConfig, type AzureConfigEnv } from './config.js';
 import { AzureProvider, type AzureProviderOptions } from './provider.js';
 
-export interface AzureFactoryOptions extends AzureArmOptions, Pick<AzureProviderOptions, 'listingMaxAgeMs' | 'concurrency'> {
+export interface AzureFactoryOptions extends AzureArmOptions, Pick<AzureProviderOptions, 'listingMaxAgeMs' | 'concurrency' | 'now'> {
   /** The environment the workload identity webhook's variables are read from; default process.env. */
   env?: AzureConfigEnv;
 }
@@ -20,7 +20,7 @@ export async function createAzureProvider(context: ProviderContext, options: Azu
   const credential = await createCredential(config, environment, options);
   const source = await SdkArmSource.create(config, environment, credential, options);
   context.logger?.info({ subscriptionId: config.subscriptionId, resourceGroup: config.resourceGroup, vmType: config.vmType, credential: config.credential.kind, resourceManager: environment.resourceManager }, 'azure: provider ready');
-  return new AzureProvider(config, source, { logger: context.logger, listingMaxAgeMs: options.listingMaxAgeMs, concurrency: options.concurrency });
+  return new AzureProvider(config, source, { logger: context.logger, listingMaxAgeMs: options.listingMaxAgeMs, concurrency: options.concurrency, now: options.now });
 }
 
 export const create: ProviderFactory = (context) => createAzureProvider(context);

@@ -109,15 +109,6 @@ function statusCode(err: unknown): number | undefined {
   return e?.statusCode ?? e?.status;
 }
 
-function indexBy<T>(items: readonly T[], key: (t: T) => string | undefined): Map<string, T> {
-  const m = new Map<string, T>();
-  for (const item of items) {
-    const k = key(item);
-    if (k) m.set(k.toLowerCase(), item);
-  }
-  return m;
-}
-
 /** The scale set and resource group of a scale-set NIC or public IP ID, or undefined for a standalone one. */
 function scaleSetScope(id: string): { resourceGroup: string; scaleSet: string } | undefined {
   const m = /^\/subscriptions\/[^/]+\/resourceGroups\/([^/]+)\/providers\/microsoft\.compute\/virtualMachineScaleSets\/([^/]+)\/virtualMachines\//i.exec(id);

@@ -71,6 +71,8 @@ export interface RecordedRequest {
   status: number;
   /** Items on the page answered. */
   returned: number;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 export interface AzureEmulatorOptions {
@@ -96,6 +98,12 @@ interface Stored {
 }
 
 const ARM_AUDIENCE = 'https://management.core.windows.net/';
+
+/** ARM's token audiences, with or without the trailing slash. */
+function isArmAudience(resource: string): boolean {
+  const r = resource.replace(/\/+$/, '');
+  return r === ARM_AUDIENCE.replace(/\/+$/, '') || r === 'https://management.azure.com';
+}
 
 function rid(sub: string, rg: string, rest: string): string {
   return `/subscriptions/${sub}/resourceGroups/${rg}/providers/${rest}`;
@@ -365,7 +373,7 @@ export class AzureEmulator {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', this.url);
     const query = Object.fromEntries(url.searchParams.entries());
-    const record: RecordedRequest = { kind: 'other', method: req.method ?? '', path: url.pathname, query, status: 0, returned: 0 };
+    const record: RecordedRequest = { kind: 'other', method: req.method ?? '', path: url.pathname, query, status: 0, returned: 0, at: Date.now() };
     this.requests.push(record);
     const path = url.pathname.replace(/\/+$/, '');
     const lowerPath = path.toLowerCase();
@@ -461,7 +469,7 @@ export class AzureEmulator {
       && ((assertion !== null && assertion === this.federatedToken && form.get('client_assertion_type') === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer')
         || (secret !== null && secret === this.clientSecret));
     if (!ok) return this.send(res, record, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret or assertion.' });
-    if (!(form.get('scope') ?? '').split(' ').some((s) => s.startsWith(ARM_AUDIENCE) || s.startsWith('https://management.azure.com/'))) {
+    if (!(form.get('scope') ?? '').split(' ').some((s) => isArmAudience(s.replace(/\/?\.default$/, '')))) {
       return this.send(res, record, 400, { error: 'invalid_scope', error_description: `AADSTS70011: scope ${form.get('scope')} is not ARM's` });
     }
     const { token, expiresIn } = this.issue();
@@ -471,16 +479,16 @@ export class AzureEmulator {
   private handleImds(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', this.imdsUrl);
     const query = Object.fromEntries(url.searchParams.entries());
-    const record: RecordedRequest = { kind: 'imds', method: req.method ?? '', path: url.pathname, query, status: 0, returned: 0 };
+    const record: RecordedRequest = { kind: 'imds', method: req.method ?? '', path: url.pathname, query, status: 0, returned: 0, at: Date.now() };
     this.requests.push(record);
-    if (url.pathname !== '/metadata/identity/oauth2/token') return this.send(res, record, 404, { error: 'not_found' });
+    if (url.pathname.replace(/\/+$/, '') !== '/metadata/identity/oauth2/token') return this.send(res, record, 404, { error: 'not_found' });
     if (req.headers.metadata !== 'true') return this.send(res, record, 400, { error: 'invalid_request', error_description: 'Required metadata header not specified' });
     const clientId = query.client_id;
     if (clientId !== undefined && clientId !== this.managedIdentityClientId) {
       return this.send(res, record, 400, { error: 'invalid_request', error_description: 'Identity not found' });
     }
     const resource = query.resource ?? '';
-    if (!resource.startsWith(ARM_AUDIENCE) && !resource.startsWith('https://management.azure.com')) return this.send(res, record, 400, { error: 'invalid_resource', error_description: `resource ${resource}` });
+    if (!isArmAudience(resource)) return this.send(res, record, 400, { error: 'invalid_resource', error_description: `resource ${resource}` });
     const { token, expiresIn } = this.issue();
     const now = Math.floor(Date.now() / 1000);
     return this.send(res, record, 200, {
