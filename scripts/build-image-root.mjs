@@ -2,7 +2,7 @@
 // Builds the image's /app (what deploy/Dockerfile copies into the runtime stage), runnable and
 // measurable here without Docker:
 //
-//   node scripts/build-image-root.mjs [--out DIR] [--cloud all|aws|gce|kind|static] [--install DIR]
+//   node scripts/build-image-root.mjs [--out DIR] [--cloud all|aws|azure|gce|kind|static] [--install DIR]
 //
 //   DIR/lib/main.js        the CLI (esbuild bundle of dist/src/cli/main.js, split per provider)
 //   DIR/lib/providers.js   the provider registry (second entry; tests load providers through it)
@@ -16,7 +16,8 @@
 // Needs `npm run build` first (bundles the compiled dist/, the code the tests ran). --install DIR
 // reuses an `npm ci --omit=dev` tree instead of installing one (the Dockerfile's deps stage).
 // Bundling folds @kubernetes/client-node down to the KubeConfig/auth code the client uses (its
-// generated API models are never referenced) and the EC2 SDK down to DescribeInstances.
+// generated API models are never referenced), the EC2 SDK down to DescribeInstances, and the
+// Azure SDK's ARM clients down to the operation groups the azure adapter calls.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,7 +27,7 @@ import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CLOUDS = ['all', 'aws', 'gce', 'kind', 'static'];
+const CLOUDS = ['all', 'aws', 'azure', 'gce', 'kind', 'static'];
 
 /** Packages left out of the bundle, with the cloud that needs them. */
 const EXTERNAL = {
@@ -70,6 +71,49 @@ const requireBuiltins = {
         .map(([name]) => name);
       return { contents: `const m = require('node:${args.path}');\nexport default m;\nexport const { ${names.join(', ')} } = m;\n`, loader: 'js', resolveDir: repo };
     });
+  },
+};
+
+/** Replaces every match of `re` in `text`; throws when the number of matches is not `expected`. */
+function rewrite(file, text, re, replacement, expected) {
+  const found = text.match(new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`))?.length ?? 0;
+  if (found !== expected) throw new Error(`${file}: expected ${expected} match(es) of ${re}, found ${found}: the SDK's layout changed, update azureClients in scripts/build-image-root.mjs`);
+  return text.replace(re, replacement);
+}
+
+/** Operation groups the azure adapter calls (providers/azure/arm.ts), per ARM client. */
+const AZURE_NETWORK_GROUPS = ['NetworkInterfaces', 'PublicIPAddresses'];
+const AZURE_COMPUTE_GROUPS = ['virtualMachines', 'virtualMachineScaleSets', 'virtualMachineScaleSetVMs'];
+
+/**
+ * The ARM clients build one object per operation group in their constructors, about 160 for
+ * @azure/arm-network and 50 for @azure/arm-compute, so bundling keeps every group's code and
+ * loading the chunk evaluates it. Here each constructor builds only the groups the adapter calls;
+ * the packages are side-effect free, so esbuild then leaves the other groups out, as the Compute
+ * protos are cut for gce. Also out: arm-compute's restorePoller (it imports every group's
+ * long-running operations) and arm-network's operation interfaces (TypeScript types: empty modules).
+ */
+const azureClients = {
+  name: 'azure-arm-clients',
+  setup(b) {
+    const load = (re, edit) => b.onLoad({ filter: re }, (args) => ({ contents: edit(args.path, readFileSync(args.path, 'utf8')), loader: 'js' }));
+    load(/[\\/]@azure[\\/]arm-network[\\/]dist[\\/]esm[\\/]networkManagementClient\.js$/, (file, text) => {
+      const keep = AZURE_NETWORK_GROUPS.map((g) => `${g}Impl`);
+      const names = (/import \{([^}]*Impl[^}]*)\} from "\.\/operations\/index\.js";/.exec(text)?.[1] ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+      for (const k of keep) if (!names.includes(k)) throw new Error(`${file}: no ${k}: update azureClients in scripts/build-image-root.mjs`);
+      text = rewrite(file, text, /import \{[^}]*Impl[^}]*\} from "\.\/operations\/index\.js";/, `import { ${keep.join(', ')} } from "./operations/index.js";`, 1);
+      // One assignment per group, some wrapped after the `=`.
+      return rewrite(file, text, new RegExp(`\\n\\s*this\\.\\w+ =\\s+new (?!(?:${keep.join('|')})\\()\\w+Impl\\(this\\);`, 'g'), '', names.length - keep.length);
+    });
+    load(/[\\/]@azure[\\/]arm-network[\\/]dist[\\/]esm[\\/]index\.js$/, (file, text) => rewrite(file, text, /^export \* from "\.\/operationsInterfaces\/index\.js";\n/m, '', 1));
+    load(/[\\/]@azure[\\/]arm-compute[\\/]dist[\\/]esm[\\/]computeManagementClient\.js$/, (file, text) => {
+      const all = [...text.matchAll(/^import \{ _get\w+Operations \} from "\.\/classic\/(\w+)\/index\.js";$/gm)].map((m) => m[1]);
+      for (const k of AZURE_COMPUTE_GROUPS) if (!all.includes(k)) throw new Error(`${file}: no operation group ${k}: update azureClients in scripts/build-image-root.mjs`);
+      const drop = all.filter((g) => !AZURE_COMPUTE_GROUPS.includes(g));
+      text = rewrite(file, text, new RegExp(`^import \\{ _get\\w+Operations \\} from "\\./classic/(${drop.join('|')})/index\\.js";\\n`, 'gm'), '', drop.length);
+      return rewrite(file, text, new RegExp(`^\\s*this\\.(${drop.join('|')}) =\\s+_get\\w+Operations\\(this\\._client\\);\\n`, 'gm'), '', drop.length);
+    });
+    load(/[\\/]@azure[\\/]arm-compute[\\/]dist[\\/]esm[\\/]index\.js$/, (file, text) => rewrite(file, text, /^export \{ restorePoller \} from "\.\/restorePollerHelpers\.js";\n/m, '', 1));
   },
 };
 
@@ -195,7 +239,7 @@ async function main() {
     // whatwg-url (node-fetch's) requires Node's built-in punycode, which Node 22 deprecates with a
     // warning on stderr for code outside node_modules, as the bundle is: use the npm package instead.
     alias: { punycode: 'punycode/punycode.js' },
-    plugins: [requireBuiltins],
+    plugins: [requireBuiltins, azureClients],
     sourcemap: 'linked',
     sourcesContent: false,
     minifySyntax: true,

@@ -2,7 +2,9 @@
 // pruned production install), built here into a temp folder: `run --help` works, `run` with
 // the static provider initialises a node against the API double, and every provider, loaded
 // through the bundle's registry, answers its emulator — aws (EC2), gce (Compute v1 with the
-// pruned protos, credentials from a metadata-server double as on a GCE VM), kind (Docker API).
+// pruned protos, credentials from a metadata-server double as on a GCE VM), azure (ARM with the
+// clients cut to the groups the adapter calls, a workload-identity token from the emulated AAD
+// tenant and a managed-identity token from emulated IMDS), kind (Docker API).
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { existsSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { ip } from '../kit/nodes.js';
 import { EC2Emulator } from '../emulators/ec2/server.js';
 import { GceEmulator } from '../emulators/gce/server.js';
 import { DockerEmulator } from '../emulators/docker/server.js';
+import { AzureEmulator } from '../emulators/azure/server.js';
 
 const run = promisify(execFile);
 // Node 22 (the image's runtime) prints deprecations that Node 20 keeps pending, such as DEP0040
@@ -47,7 +50,7 @@ describe('the image root', () => {
     // Issue 17's target is ≤ 120 MB with every provider (figures in docs/benchmarks.md).
     expect(report.totalBytes).toBeLessThan(120e6);
     expect(report.nodeModulesBytes).toBeLessThan(report.nodeModulesBeforePruneBytes / 5);
-    for (const gone of ['@kubernetes/client-node', '@aws-sdk/client-ec2', 'pino', 'zod']) expect(existsSync(path.join(image, 'node_modules', gone))).toBe(false);
+    for (const gone of ['@kubernetes/client-node', '@aws-sdk/client-ec2', '@azure/identity', '@azure/arm-network', 'pino', 'zod']) expect(existsSync(path.join(image, 'node_modules', gone))).toBe(false);
   });
 
   it('imports http and https through require(): an ES import of node:http makes Node 22 load undici (about 10 MiB)', async () => {
@@ -103,9 +106,33 @@ describe('a single-cloud variant (--cloud aws)', () => {
   }, 180_000); // building the variant on a busy 2-core runner took over 60 s in a full run
 });
 
+describe('the azure variant (--cloud azure)', () => {
+  it('ships no node_modules: the Azure SDK is in the bundle, and answers the ARM emulator from there', async () => {
+    const variant = path.join(dir, 'azure');
+    await run(process.execPath, [path.join(repoRoot, 'scripts/build-image-root.mjs'), '--out', variant, '--cloud', 'azure'], { cwd: repoRoot, timeout: 170_000 });
+    const report = JSON.parse(await readFile(path.join(variant, 'report.json'), 'utf8')) as Report;
+    expect(report.externals).toEqual([]);
+    expect(report.nodeModulesBytes).toBe(0);
+    const emu = new AzureEmulator();
+    await emu.start();
+    try {
+      const sub = '0b1f6471-1bf0-4dda-aec3-111122223333';
+      emu.addVM(sub, 'rg', { name: 'vm-1', nics: [{ name: 'nic', ipConfigs: [{ privateIP: '10.0.0.4' }] }] });
+      const ca = path.join(dir, 'azure-variant-ca.pem');
+      await writeFile(ca, emu.ca);
+      const conf = path.join(dir, 'azure-variant.json');
+      await writeFile(conf, JSON.stringify({ subscriptionId: sub, resourceGroup: 'rg', vmType: 'standard', resourceManagerEndpoint: emu.url, useManagedIdentityExtension: true }));
+      const answer = await askInChild('azure', conf, [{ name: 'vm-1' }], { NODE_EXTRA_CA_CERTS: ca, AZURE_POD_IDENTITY_AUTHORITY_HOST: emu.imdsUrl }, variant);
+      expect(answer).toMatchObject({ 'vm-1': { providerID: `azure:///subscriptions/${sub}/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm-1`, addresses: [{ type: 'InternalIP', address: '10.0.0.4' }, { type: 'Hostname', address: 'vm-1' }] } });
+    } finally {
+      await emu.stop();
+    }
+  }, 180_000);
+});
+
 /** Builds a provider through the bundle's registry in a child process and asks about `nodes`. */
-async function askInChild(name: string, cloudConfig: string | undefined, nodes: object[], env: NodeJS.ProcessEnv): Promise<unknown> {
-  const registry = pathToFileURL(path.join(image, 'lib/providers.js')).href;
+async function askInChild(name: string, cloudConfig: string | undefined, nodes: object[], env: NodeJS.ProcessEnv, root = image): Promise<unknown> {
+  const registry = pathToFileURL(path.join(root, 'lib/providers.js')).href;
   const script = `const { createProvider } = await import(${JSON.stringify(registry)});
 const p = await createProvider(${JSON.stringify(name)}, ${JSON.stringify(cloudConfig ? { cloudConfig } : {})});
 const res = await p.instancesMetadata(${JSON.stringify(nodes)});
@@ -161,6 +188,39 @@ describe('every provider loads from the pruned install and answers its emulator'
       expect(answer).toMatchObject({ 'node-0': { providerID: 'gce://image-proj/us-central1-a/node-0', addresses: [{ type: 'InternalIP', address: '10.0.0.2' }, { type: 'ExternalIP', address: '34.0.0.2' }] } });
     } finally {
       await new Promise((resolve) => metadata.close(resolve));
+      await emu.stop();
+    }
+  });
+
+  it('azure through the ARM emulator: workload identity (the emulated AAD tenant) and a managed identity (emulated IMDS)', async () => {
+    const emu = new AzureEmulator();
+    await emu.start();
+    try {
+      const sub = '0b1f6471-1bf0-4dda-aec3-111122223333';
+      emu.addScaleSet(sub, 'rg', { name: 'pool', computerNamePrefix: 'pool' });
+      emu.addScaleSetVM(sub, 'rg', 'pool', { instanceId: '3', zones: ['2'], nics: [{ name: 'nic0', ipConfigs: [{ privateIP: '10.2.0.7', publicIP: '20.0.0.7' }] }] });
+      // As a node would trust a private cloud's CA: NODE_EXTRA_CA_CERTS.
+      const ca = path.join(dir, 'azure-emulator-ca.pem');
+      await writeFile(ca, emu.ca);
+      const token = path.join(dir, 'azure-identity-token');
+      await writeFile(token, emu.federatedToken);
+      const base = { tenantId: emu.tenantId, subscriptionId: sub, resourceGroup: 'rg', resourceManagerEndpoint: emu.url };
+      const wi = path.join(dir, 'azure-wi.json');
+      await writeFile(wi, JSON.stringify({ ...base, useFederatedWorkloadIdentityExtension: true, aadClientId: emu.clientId, aadFederatedTokenFile: token }));
+      const mi = path.join(dir, 'azure-mi.json');
+      await writeFile(mi, JSON.stringify({ ...base, useManagedIdentityExtension: true, userAssignedIdentityID: emu.managedIdentityClientId }));
+      const want = {
+        'pool000003': {
+          providerID: `azure:///subscriptions/${sub}/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/pool/virtualMachines/3`,
+          zone: 'westeurope-2', region: 'westeurope',
+          addresses: [{ type: 'InternalIP', address: '10.2.0.7' }, { type: 'Hostname', address: 'pool000003' }, { type: 'ExternalIP', address: '20.0.0.7' }],
+        },
+      };
+      expect(await askInChild('azure', wi, [{ name: 'pool000003' }], { NODE_EXTRA_CA_CERTS: ca })).toMatchObject(want);
+      expect(emu.count('token')).toBe(1);
+      expect(await askInChild('azure', mi, [{ name: 'pool000003' }], { NODE_EXTRA_CA_CERTS: ca, AZURE_POD_IDENTITY_AUTHORITY_HOST: emu.imdsUrl })).toMatchObject(want);
+      expect(emu.count('imds')).toBeGreaterThan(0);
+    } finally {
       await emu.stop();
     }
   });
