@@ -1,6 +1,6 @@
 // What each command loads (issue 17): a module-load hook in the child process records every
 // module it resolves or requires. `--cloud-provider static`, --help and the commands that need
-// no cloud load no cloud SDK; `--cloud-provider aws`/`gce` load their own SDK and not the other.
+// no cloud load no cloud SDK; `--cloud-provider aws`/`gce`/`azure` load their own SDK and not the others.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -117,6 +117,34 @@ describe('the registry loads one adapter and its SDK on demand', () => {
     const compute = log.read().filter((u) => u.includes('/node_modules/@google-cloud/compute/build/src/'));
     expect(compute.map((u) => u.replace(/.*\/build\/src\//, '')).sort()).toEqual(['v1/instances_client.js', 'v1/instances_client_config.json']);
     expect(log.packagesLoaded(['@aws-sdk/', '@smithy/'])).toEqual([]);
+  });
+
+  it('azure: @azure/identity and the ARM clients, not the EC2 or Compute SDK', async () => {
+    const conf = path.join(dir, 'azure.json');
+    // Public cloud and a managed identity: building the provider asks nothing of ARM or IMDS.
+    await writeFile(conf, JSON.stringify({ subscriptionId: '0b1f6471-1bf0-4dda-aec3-111122223333', resourceGroup: 'rg', useManagedIdentityExtension: true }));
+    const r = await createInChild('azure', { cloudConfig: conf });
+    expect(r.out).toBe('built azure');
+    expect(adaptersLoaded()).toEqual(['azure']);
+    expect(log.packagesLoaded(['@azure/identity', '@azure/arm-compute', '@azure/arm-network', '@azure/msal-node'])).toEqual(['@azure/identity', '@azure/arm-compute', '@azure/arm-network', '@azure/msal-node']);
+    expect(log.packagesLoaded(['@aws-sdk/', '@smithy/', '@google-cloud/', 'google-gax', 'google-auth-library'])).toEqual([]);
+  });
+
+  it('the other clouds never load the Azure SDK', async () => {
+    const conf = path.join(dir, 'gce.conf');
+    await writeFile(conf, '[global]\nproject-id = p\napi-endpoint = http://127.0.0.1:9/compute/v1/\n');
+    expect((await createInChild('gce', { cloudConfig: conf })).out).toBe('built gce');
+    expect((await createInChild('aws', {}, { AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_ENDPOINT_URL_EC2: 'http://127.0.0.1:9' })).out).toBe('built aws');
+    expect(log.packagesLoaded(['@azure/', '@azure-rest/', '@typespec/ts-http-runtime'])).toEqual([]);
+  });
+
+  it('azure: a cloud-config without a credential is refused before any SDK loads', async () => {
+    const conf = path.join(dir, 'azure.json');
+    await writeFile(conf, JSON.stringify({ subscriptionId: '0b1f6471-1bf0-4dda-aec3-111122223333', resourceGroup: 'rg' }));
+    const r = await createInChild('azure', { cloudConfig: conf });
+    expect(r.out).toBe(`error --cloud-config ${conf}: no credential: set useFederatedWorkloadIdentityExtension (workload identity), useManagedIdentityExtension (managed identity) or aadClientId and aadClientSecret`);
+    expect(adaptersLoaded()).toEqual(['azure']);
+    expect(log.packagesLoaded(['@azure/'])).toEqual([]);
   });
 
   it('kind: its adapter only, no cloud SDK', async () => {

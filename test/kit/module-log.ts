@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 const hook = path.join(path.dirname(fileURLToPath(import.meta.url)), 'module-log-hook.mjs');
 
 /** Packages of the cloud SDKs (and what only they pull in): none may load unless asked for. */
-export const CLOUD_SDK_PACKAGES = ['@aws-sdk/', '@smithy/', '@google-cloud/', 'google-gax', 'google-auth-library', '@grpc/', 'protobufjs'];
+export const CLOUD_SDK_PACKAGES = ['@aws-sdk/', '@smithy/', '@google-cloud/', 'google-gax', 'google-auth-library', '@grpc/', 'protobufjs', '@azure/', '@azure-rest/', '@typespec/ts-http-runtime'];
 
 export interface ModuleLog {
   env: NodeJS.ProcessEnv;
