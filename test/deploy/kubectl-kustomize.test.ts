@@ -65,7 +65,7 @@ describeKubectl('kubectl kustomize renders every deploy/ kustomization as the pr
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('finds the overlays and components to render', () => {
-    expect(OVERLAYS.map(rel)).toEqual(expect.arrayContaining(['deploy/overlays/aws', 'deploy/overlays/gce', 'deploy/overlays/kind']));
+    expect(OVERLAYS.map(rel)).toEqual(expect.arrayContaining(['deploy/overlays/aws', 'deploy/overlays/azure', 'deploy/overlays/gce', 'deploy/overlays/kind']));
     expect(ALL.map((k) => rel(k.dir))).toContain('deploy/base');
   });
 

@@ -16,6 +16,7 @@ import { validate } from './openapi.js';
 import { resolveRunOptions, type RawRunFlags } from '../../src/manager/options.js';
 import { parseAWSCloudConfig } from '../../providers/aws/config.js';
 import { parseGceConfig } from '../../providers/gce/config.js';
+import { parseAzureCloudConfig } from '../../providers/azure/config.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DEPLOY = path.join(ROOT, 'deploy');
@@ -342,7 +343,7 @@ function flag(args: string[], name: string): string | undefined {
   return hits[0]?.slice(name.length + 3);
 }
 
-const OVERLAYS = ['aws', 'gce', 'kind'] as const;
+const OVERLAYS = ['aws', 'azure', 'gce', 'kind'] as const;
 const rendered = Object.fromEntries(OVERLAYS.map((o) => [o, render(path.join(DEPLOY, 'overlays', o))])) as Record<(typeof OVERLAYS)[number], K8sObject[]>;
 
 describe('kustomize rendering (base + each overlay)', () => {
@@ -379,6 +380,15 @@ describe('kustomize rendering (base + each overlay)', () => {
     expect(conf.project).toBe('my-gcp-project'); // the placeholder deploy/README.md tells operators to replace
   });
 
+  it('azure: --cloud-provider=azure with a mounted azure.json the azure provider accepts (its placeholders to replace); IPAM off', () => {
+    const args = containerArgs(rendered.azure);
+    expect(flag(args, 'cloud-provider')).toBe('azure');
+    expect(flag(args, 'allocate-node-cidrs')).toBeUndefined();
+    const conf = parseAzureCloudConfig(expectCloudConfigMounted(rendered.azure), {});
+    expect(conf).toMatchObject({ subscriptionId: '00000000-0000-0000-0000-000000000000', resourceGroup: 'my-cluster-nodes', vmType: 'vmss', nodeIPFamilies: [4], ignored: [] });
+    expect(conf.credential).toEqual({ kind: 'managedIdentity', clientId: '00000000-0000-0000-0000-000000000000' });
+  });
+
   // The rendered flags go through the real option parser of `node-address-ccm run`.
   const rawFlags = (args: string[]): RawRunFlags =>
     Object.fromEntries(
@@ -388,7 +398,7 @@ describe('kustomize rendering (base + each overlay)', () => {
       }),
     ) as RawRunFlags;
 
-  it.each(['aws', 'gce'] as const)('%s: the rendered flags resolve with `node-address-ccm run`\'s option parser', (overlay) => {
+  it.each(['aws', 'azure', 'gce'] as const)('%s: the rendered flags resolve with `node-address-ccm run`\'s option parser', (overlay) => {
     const opts = resolveRunOptions(rawFlags(containerArgs(rendered[overlay])));
     expect(opts.cloudProvider).toBe(overlay);
     expect([...opts.controllers].sort()).toEqual(['cloud-node', 'node-ipam']);
@@ -450,13 +460,15 @@ describe('kustomize rendering (base + each overlay)', () => {
       objects.flatMap((o) => ((o.rules as JsonObject[] | undefined) ?? []).filter((r) => (r.resources as string[]).includes('configmaps')).map((r) => ({ ...r, kind: o.kind, ns: o.metadata.namespace ?? null })));
     expect(configmapRules(rendered.aws)).toEqual([]);
     expect(configmapRules(rendered.gce)).toEqual([]);
+    expect(configmapRules(rendered.azure)).toEqual([]);
     expect(configmapRules(rendered.kind)).toEqual([{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'], kind: 'Role', ns: 'kube-system' }]);
     const rb = rendered.kind.find((o) => o.kind === 'RoleBinding' && o.metadata.name === 'node-address-ccm-kind-overrides');
     expect(rb?.subjects).toEqual(SA_SUBJECT);
   });
 
-  it('aws and gce images come from the base; the tag is set once, in base/kustomization.yaml', () => {
+  it('aws, azure and gce images come from the base; the tag is set once, in base/kustomization.yaml', () => {
     expect(containerOf(rendered.aws).image).toBe('node-address-ccm:0.1.0');
+    expect(containerOf(rendered.azure).image).toBe('node-address-ccm:0.1.0');
     expect(containerOf(rendered.gce).image).toBe('node-address-ccm:0.1.0');
   });
 });

@@ -37,7 +37,7 @@ describe('deploy/node-lifecycle', () => {
 
   it('is not part of deploy/base (the controller is off by default there)', () => {
     expect(deleteGrant(render(path.join(DEPLOY, 'base'))).role).toBeUndefined();
-    for (const overlay of ['aws', 'gce']) expect(deleteGrant(render(path.join(DEPLOY, 'overlays', overlay))).role, overlay).toBeUndefined();
+    for (const overlay of ['aws', 'azure', 'gce']) expect(deleteGrant(render(path.join(DEPLOY, 'overlays', overlay))).role, overlay).toBeUndefined();
   });
 });
 

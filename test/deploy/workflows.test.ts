@@ -380,7 +380,7 @@ describe('.github/workflows', () => {
       return projectProblems([...others, { ...ci, text }], facts);
     };
     expect(drift(' ip-the-node-lacks', '')).toEqual([`${ci.path}: job kind-e2e: NODE_IP_CASES lacks the --node-ip case ip-the-node-lacks of deploy/kind/e2e.sh`]);
-    expect(drift('cloud: [all, aws, gce, kind, static]', 'cloud: [all, aws, gce]')).toEqual([`${ci.path}: job image: builds CLOUD=all, aws, gce; scripts/build-image-root.mjs accepts ${facts.clouds.join(', ')}`]);
+    expect(drift('cloud: [all, aws, azure, gce, kind, static]', 'cloud: [all, aws, gce]')).toEqual([`${ci.path}: job image: builds CLOUD=all, aws, gce; scripts/build-image-root.mjs accepts ${facts.clouds.join(', ')}`]);
     expect(drift("- node: '20.19'", "- node: '20'")).toEqual([`${ci.path}: job test: tests on Node 20, 22; want exactly 20.19 and 22 (package.json engines floor and deploy/Dockerfile's image)`]);
     expect(drift(/kindest\/node:v1\.31\.14@sha256:[0-9a-f]+/, 'kindest/node:v1.31.14')).toEqual([
       `${ci.path}: job kind-e2e: node image kindest/node:v1.31.14 is not kindest/node:vX.Y.Z@sha256:<digest>`,
