@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // What each production dependency costs, for docs/dependencies.md:
 //
-//   node scripts/dependency-costs.mjs [--runs N]
+//   node scripts/dependency-costs.mjs [--runs N] [PACKAGE…]
 //
 // Per dependency in package.json: the installed size of it and everything it pulls in (per
 // package-lock.json; packages shared with other dependencies are counted in each), the wall time
 // of importing it in a fresh `node` process, and that process's RSS after the import, both as
-// medians over N runs, next to a bare `node` process's. Needs `npm ci` (the repository's
-// node_modules); prints a Markdown table.
+// medians over N runs, next to a bare `node` process's (only the PACKAGEs named, if any). Needs
+// `npm ci` (the repository's node_modules); prints a Markdown table.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
+const { values, positionals } = parseArgs({ options: { runs: { type: 'string', default: '5' } }, allowPositionals: true });
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs: "${values.runs}" is not a positive integer`);
 
@@ -73,7 +73,7 @@ const base = measure('');
 console.log(`node ${process.version}, ${runs} runs each; a bare process: ${base.rss.toFixed(0)} MiB RSS\n`);
 console.log('| dependency | installed (with its dependencies) | packages | import | RSS after import (Δ over bare node) |');
 console.log('| --- | --- | --- | --- | --- |');
-for (const name of Object.keys(pkg.dependencies).sort()) {
+for (const name of Object.keys(pkg.dependencies).sort().filter((n) => positionals.length === 0 || positionals.includes(n))) {
   const paths = [...closure(lock.packages, name)].filter((p) => existsSync(path.join(repo, p)));
   // Nested node_modules are counted once, under the package that holds them.
   const bytes = paths.reduce((n, p) => n + du(path.join(repo, p)), 0) - paths.reduce((n, p) => {
