@@ -283,6 +283,10 @@ describe('azure provider against the ARM emulator', () => {
     }
   });
 
+  it('a resourceManagerEndpoint that does not answer its metadata stops the provider from being built', async () => {
+    await expect(provider({ resourceManagerEndpoint: 'https://127.0.0.1:9' })).rejects.toThrow(/^azure: resourceManagerEndpoint: reading the cloud's endpoints failed: /);
+  });
+
   it('a client secret; a wrong one fails every node as retryable', async () => {
     const azure = await provider({ useFederatedWorkloadIdentityExtension: false, aadClientSecret: emu.clientSecret });
     expect(summarise(await azure.instancesExist([{ name: 'vm-a' }]))).toEqual({ 'vm-a': true });
