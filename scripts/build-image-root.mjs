@@ -85,13 +85,74 @@ function rewrite(file, text, re, replacement, expected) {
 const AZURE_NETWORK_GROUPS = ['NetworkInterfaces', 'PublicIPAddresses'];
 const AZURE_COMPUTE_GROUPS = ['virtualMachines', 'virtualMachineScaleSets', 'virtualMachineScaleSetVMs'];
 
+/** `export const Name = …` blocks of a generated module, by name, in their order; and what precedes the first. */
+function exportBlocks(file, text, min) {
+  const starts = [...text.matchAll(/^export const (\w+) = /gm)];
+  if (starts.length < min) throw new Error(`${file}: found ${starts.length} exported constants: update pruneNetworkModels in scripts/build-image-root.mjs`);
+  const head = text.slice(0, starts[0].index);
+  return { head, blocks: new Map(starts.map((m, i) => [m[1], text.slice(m.index, i + 1 < starts.length ? starts[i + 1].index : text.length)])) };
+}
+
+/**
+ * What arm-network's kept modules (the operation groups the adapter calls, and the client with its
+ * own few operations) need of its models: the parameters they name (`Parameters.X`), and the
+ * mappers they and those parameters name, with every mapper those reach through `className`,
+ * `uberParent` and `X.type.…` references. A name the code uses but the models lack fails the build.
+ */
+function networkModelsNeeded(esm) {
+  const sources = [...AZURE_NETWORK_GROUPS.map((g) => `operations/${g[0].toLowerCase()}${g.slice(1)}.js`), 'networkManagementClient.js'].map((f) => readFileSync(path.join(esm, f), 'utf8'));
+  const paramsFile = path.join(esm, 'models/parameters.js');
+  const paramsText = readFileSync(paramsFile, 'utf8');
+  const imports = /^import \{([^}]*)\} from "(?:\.\.\/models|\.)\/mappers\.js";$/m.exec(paramsText);
+  if (!imports) throw new Error(`${paramsFile}: no import of the mappers: update pruneNetworkModels`);
+  const alias = new Map(imports[1].split(',').map((x) => x.trim()).filter(Boolean).map((x) => { const [name, as] = x.split(/\s+as\s+/); return [as ?? name, name]; }));
+  const params = exportBlocks(paramsFile, paramsText, 50);
+  const parameters = new Set(sources.flatMap((t) => [...t.matchAll(/\bParameters\.(\w+)/g)].map((m) => m[1])));
+  const roots = sources.flatMap((t) => [...t.matchAll(/\bMappers\.(\w+)/g)].map((m) => m[1]));
+  for (const p of parameters) {
+    const block = params.blocks.get(p);
+    if (!block) throw new Error(`${paramsFile}: no parameter ${p}, which the client names: update pruneNetworkModels`);
+    for (const m of block.matchAll(/\b(\w+)\b/g)) if (alias.has(m[1])) roots.push(alias.get(m[1]));
+  }
+  const mappersFile = path.join(esm, 'models/mappers.js');
+  const mappers = exportBlocks(mappersFile, readFileSync(mappersFile, 'utf8'), 100);
+  const keep = new Set();
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const name = stack.pop();
+    if (keep.has(name)) continue;
+    const block = mappers.blocks.get(name);
+    if (!block) throw new Error(`${mappersFile}: no mapper ${name}, which the client names: update pruneNetworkModels`);
+    keep.add(name);
+    for (const m of block.matchAll(/(?:className|uberParent): "(\w+)"|\b(\w+)\.type\b/g)) if (mappers.blocks.has(m[1] ?? m[2])) stack.push(m[1] ?? m[2]);
+  }
+  return { parameters, mappers: keep, alias };
+}
+
+/**
+ * arm-network's serializer is handed the whole `Mappers` namespace (900-odd type descriptions, a
+ * megabyte of object literals built at load) and the operations the whole `Parameters` one (360,
+ * which import the request-body mappers of every operation): both are namespace imports, so
+ * esbuild keeps every export. Here they keep what the kept modules need (networkModelsNeeded), in
+ * their original order.
+ */
+function pruneNetworkModels(file, text) {
+  const esm = path.dirname(path.dirname(file));
+  const need = networkModelsNeeded(esm);
+  const { head, blocks } = exportBlocks(file, text, 50);
+  if (file.endsWith('mappers.js')) return head + [...blocks].filter(([name]) => need.mappers.has(name)).map(([, b]) => b).join('');
+  const used = [...need.alias].filter(([as, name]) => need.mappers.has(name) && [...need.parameters].some((p) => new RegExp(`\\b${as}\\b`).test(blocks.get(p))));
+  const imports = `import { ${used.map(([as, name]) => (as === name ? name : `${name} as ${as}`)).join(', ')} } from "./mappers.js";`;
+  return rewrite(file, head, /^import \{[^}]*\} from "(?:\.\.\/models|\.)\/mappers\.js";$/m, imports, 1) + [...blocks].filter(([name]) => need.parameters.has(name)).map(([, b]) => b).join('');
+}
+
 /**
  * The ARM clients build one object per operation group in their constructors, about 160 for
  * @azure/arm-network and 50 for @azure/arm-compute, so bundling keeps every group's code and
  * loading the chunk evaluates it. Here each constructor builds only the groups the adapter calls;
  * the packages are side-effect free, so esbuild then leaves the other groups out, as the Compute
  * protos are cut for gce. Also out: arm-compute's restorePoller (it imports every group's
- * long-running operations) and arm-network's operation interfaces (TypeScript types: empty modules).
+ * long-running operations), and from arm-network's index everything but the client.
  */
 const azureClients = {
   name: 'azure-arm-clients',
@@ -105,7 +166,13 @@ const azureClients = {
       // One assignment per group, some wrapped after the `=`.
       return rewrite(file, text, new RegExp(`\\n\\s*this\\.\\w+ =\\s+new (?!(?:${keep.join('|')})\\()\\w+Impl\\(this\\);`, 'g'), '', names.length - keep.length);
     });
-    load(/[\\/]@azure[\\/]arm-network[\\/]dist[\\/]esm[\\/]index\.js$/, (file, text) => rewrite(file, text, /^export \* from "\.\/operationsInterfaces\/index\.js";\n/m, '', 1));
+    // The package index re-exports its 500-odd enums (each an object built at load) and the
+    // operation interfaces: the adapter imports the client alone.
+    load(/[\\/]@azure[\\/]arm-network[\\/]dist[\\/]esm[\\/]index\.js$/, (file, text) => {
+      rewrite(file, text, /^export \{ NetworkManagementClient \} from "\.\/networkManagementClient\.js";$/m, '', 1);
+      return 'export { NetworkManagementClient } from "./networkManagementClient.js";\n';
+    });
+    load(/[\\/]@azure[\\/]arm-network[\\/]dist[\\/]esm[\\/]models[\\/](mappers|parameters)\.js$/, (file, text) => pruneNetworkModels(file, text));
     load(/[\\/]@azure[\\/]arm-compute[\\/]dist[\\/]esm[\\/]computeManagementClient\.js$/, (file, text) => {
       const all = [...text.matchAll(/^import \{ _get\w+Operations \} from "\.\/classic\/(\w+)\/index\.js";$/gm)].map((m) => m[1]);
       for (const k of AZURE_COMPUTE_GROUPS) if (!all.includes(k)) throw new Error(`${file}: no operation group ${k}: update azureClients in scripts/build-image-root.mjs`);
