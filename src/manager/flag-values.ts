@@ -5,6 +5,7 @@ import { checkProviderFlags } from '../../providers/registry.js';
 import { featureGateWarnings, parseFeatureGates, type FeatureGates } from '../featuregates/index.js';
 import { parseCIDRList } from '../ipam/cidr.js';
 import { parseFlagsPool, type FlagsPool } from '../ipam/flags.js';
+import { fileArgumentError, readFileArgument } from '../util/file-argument.js';
 import type { RunOptions } from './options.js';
 
 /** What the checks found that the manager uses. */
@@ -20,6 +21,16 @@ export interface CheckedFlagValues {
 export function needsCloudProvider(o: RunOptions): boolean {
   const cloudAllocator = o.controllers.has('node-ipam') && o.ipam.allocateNodeCIDRs && o.ipam.cidrAllocatorType === 'CloudAllocator';
   return o.controllers.has('cloud-node') || o.controllers.has('cloud-node-lifecycle') || cloudAllocator;
+}
+
+/**
+ * A serving certificate or key file is read at start: one that is missing, empty or not PEM is
+ * named now, not after leader election when the HTTPS server starts.
+ */
+function checkPem(flag: string, file: string | undefined, label: string, expected: string): void {
+  if (file === undefined) return;
+  const text = readFileArgument(flag, file, { expected });
+  if (!new RegExp(`-----BEGIN [A-Z ]*${label}-----`).test(text)) throw fileArgumentError(flag, file, `not PEM: no "-----BEGIN … ${label}-----" line; expected ${expected}`);
 }
 
 /** Throws an error naming the flag ("--cluster-cidr: …") for the first value the libraries refuse. */
@@ -46,6 +57,8 @@ export function checkFlagValues(o: RunOptions): CheckedFlagValues {
       throw new Error(`--service-cluster-ip-range: one CIDR or a dual-stack pair, got "${ipam.serviceClusterIPRange}"`);
     }
   }
+  checkPem('--tls-cert-file', o.serving.tlsCertFile, 'CERTIFICATE', 'a PEM serving certificate (chain)');
+  checkPem('--tls-private-key-file', o.serving.tlsPrivateKeyFile, 'PRIVATE KEY', 'the PEM private key of --tls-cert-file');
   if (needsCloudProvider(o)) checkProviderFlags(o.cloudProvider as string, o.cloudConfig !== undefined ? { cloudConfig: o.cloudConfig } : {});
   return checked;
 }

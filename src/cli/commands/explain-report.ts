@@ -1,8 +1,8 @@
 // What `node-address-ccm explain` does once its flags are parsed: reads the inputs, takes the
 // controller's own address decision, and prints why each cloud address is kept or dropped.
-import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { USAGE_EXIT_CODE, UsageError } from '../exit-codes.js';
+import { readFileFlag } from '../file-flags.js';
 import { FeatureGateError, featureGateWarnings, parseFeatureGates } from '../../featuregates/index.js';
 import { NODE_ADDRESS_TYPES, type NodeAddress, type NodeAddressType } from '../../model/node-address.js';
 import {
@@ -59,13 +59,8 @@ export function parseAddressFlag(value: string): NodeAddress {
   return { type, address };
 }
 
-function readInput(flag: string, file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch (err) {
-    throw usage(`${flag} ${JSON.stringify(file)}: cannot read the file: ${(err as Error).message}`);
-  }
+function readInput(flag: string, file: string, expected: string): unknown {
+  const text = readFileFlag(flag, file, expected);
   try {
     return parseYaml(text);
   } catch (err) {
@@ -217,7 +212,7 @@ export function runExplain(opts: ExplainOptions): void {
     annotation = opts.annotation;
     source = { kind: 'annotation' };
   } else if (opts.node !== undefined) {
-    const node = readNodeDocument(opts.node, readInput('--node', opts.node));
+    const node = readNodeDocument(opts.node, readInput('--node', opts.node, 'a Node object, as kubectl get node NAME -o yaml prints it'));
     annotation = node.annotation;
     nodeHostnames = node.hostnames;
     source = { kind: 'node', file: opts.node };
@@ -225,7 +220,7 @@ export function runExplain(opts: ExplainOptions): void {
 
   const cloud =
     opts.cloudAddresses !== undefined
-      ? parseCloudAddresses('--cloud-addresses', opts.cloudAddresses, readInput('--cloud-addresses', opts.cloudAddresses))
+      ? parseCloudAddresses('--cloud-addresses', opts.cloudAddresses, readInput('--cloud-addresses', opts.cloudAddresses, 'a list of {type, address}'))
       : opts.address.map(parseAddressFlag);
 
   // The node's Hostname entries go through the controller's own decision: appended after the
