@@ -44,6 +44,12 @@ export interface CloudProvider {
   instancesExist(nodes: readonly NodeRef[], signal?: AbortSignal): Promise<Map<string, InstanceResult<boolean>>>;
   /** Whether each instance is shut down (stopped but not gone). */
   instancesShutdown(nodes: readonly NodeRef[], signal?: AbortSignal): Promise<Map<string, InstanceResult<boolean>>>;
+  /**
+   * Why this provider, as configured, never reports addresses of `family`, if that is so (aws
+   * without ipv6 in nodeIPFamilies). Added to the event of a node whose annotation names an IP of
+   * a family the cloud's answer lacked.
+   */
+  familyHint?(family: 'IPv4' | 'IPv6'): string | undefined;
   /** Release timers, sockets and file watches. */
   close?(): Promise<void> | void;
 }

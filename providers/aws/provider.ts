@@ -5,7 +5,7 @@ import { DescribeInstancesCommand, EC2Client, type DescribeInstancesCommandInput
 import { forEachLimited } from '../../src/util/limit.js';
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderLogger } from '../types.js';
 import { found, notFound, retryableError } from '../types.js';
-import { awsNodeAddresses, validateNodeIPFamilies, type AWSNodeIPFamiliesValue } from './addresses.js';
+import { awsFamilyHint, awsNodeAddresses, validateNodeIPFamilies, type AWSNodeIPFamiliesValue } from './addresses.js';
 import { BackoffGate, sharedEC2Gate } from './backoff.js';
 import type { AWSCloudConfig } from './config.js';
 import { formatAWSProviderID, instanceIDFromNodeName, parseAWSProviderID } from './provider-id.js';
@@ -111,6 +111,10 @@ export class AwsProvider implements CloudProvider {
     this.logger = options.logger ?? noopLogger;
     this.ownsClient = ownsClient;
     this.client = options.client ?? buildClient(options, this.region);
+  }
+
+  familyHint(family: 'IPv4' | 'IPv6'): string | undefined {
+    return awsFamilyHint(this.nodeIPFamilies, family);
   }
 
   /** Builds a provider and settles the region (config, then the SDK's default chain). */

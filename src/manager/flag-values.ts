@@ -4,6 +4,7 @@
 import { checkProviderFlags } from '../../providers/registry.js';
 import { featureGateWarnings, parseFeatureGates, type FeatureGates } from '../featuregates/index.js';
 import { parseCIDRList } from '../ipam/cidr.js';
+import { AddressExclusion } from '../nodeip/exclude.js';
 import { parseFlagsPool, type FlagsPool } from '../ipam/flags.js';
 import { fileArgumentError, readFileArgument } from '../util/file-argument.js';
 import type { RunOptions } from './options.js';
@@ -15,6 +16,8 @@ export interface CheckedFlagValues {
   gateWarnings: string[];
   /** The --cluster-cidr pool, validated (MultiCIDRRangeAllocator and CloudAllocator). */
   flagsPool?: FlagsPool;
+  /** --node-address-exclude-cidrs, parsed; absent when empty. */
+  excludeAddresses?: AddressExclusion;
 }
 
 /** Whether any controller that runs asks the cloud (and so needs --cloud-provider). */
@@ -37,6 +40,13 @@ function checkPem(flag: string, file: string | undefined, label: string, expecte
 export function checkFlagValues(o: RunOptions): CheckedFlagValues {
   const gates = parseFeatureGates(o.featureGates);
   const checked: CheckedFlagValues = { gates, gateWarnings: featureGateWarnings(gates) };
+  if (o.nodeAddressExcludeCIDRs.trim() !== '') {
+    try {
+      checked.excludeAddresses = AddressExclusion.parse(o.nodeAddressExcludeCIDRs);
+    } catch (err) {
+      throw new Error(`--node-address-exclude-cidrs: ${(err as Error).message}`, { cause: err });
+    }
+  }
   const ipam = o.ipam;
   if (ipam.allocateNodeCIDRs && ipam.clusterCIDR !== undefined) {
     checked.flagsPool = parseFlagsPool({

@@ -24,6 +24,7 @@ import { auditNode } from '../audit/objects.js';
 import type { FlagsPool } from '../ipam/flags.js';
 import { parseCIDRList } from '../ipam/cidr.js';
 import { checkFlagValues } from './flag-values.js';
+import type { AddressExclusion } from '../nodeip/exclude.js';
 import { loadCloudProvider } from './cloud-provider.js';
 import { KubeClient, loadKubeConfig } from '../kube/client.js';
 import { LeaderElector } from '../kube/leader.js';
@@ -103,6 +104,7 @@ export class ControllerManager {
   readonly #deps: ManagerDeps;
   readonly #log: Logger;
   readonly #allowDualStack: boolean;
+  readonly #excludeAddresses: AddressExclusion | undefined;
   #provider: CloudProvider | undefined;
   #elector: LeaderElector | undefined;
   #cloudNode: CloudNodeController | undefined;
@@ -140,6 +142,8 @@ export class ControllerManager {
     this.#log = deps.logger ?? silentLogger;
     for (const w of checked.gateWarnings) this.#log.warn({ featureGates: checked.gates.toString() }, w);
     this.#allowDualStack = checked.gates.enabled('CloudDualStackNodeIPs');
+    this.#excludeAddresses = checked.excludeAddresses;
+    if (checked.excludeAddresses) this.#log.info({ excluded: checked.excludeAddresses.cidrs }, 'cloud addresses inside --node-address-exclude-cidrs are never node addresses');
     this.identity = deps.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
     this.registry = deps.registry ?? ((): Registry => {
       const r = new Registry();
@@ -384,6 +388,7 @@ export class ControllerManager {
         nodes, writer, events, provider: this.#provider,
         ...(this.#ipam instanceof RangeAllocator ? { claims: this.#ipam } : {}),
         allowDualStack: this.#allowDualStack,
+        ...(this.#excludeAddresses ? { excludeAddresses: this.#excludeAddresses } : {}),
         workers: this.#o.concurrentNodeSyncs,
         gatherMs: CLOUD_BATCH_GATHER_MS,
         gatherMaxMs: CLOUD_BATCH_GATHER_MAX_MS,

@@ -108,6 +108,7 @@ export interface RawRunFlags {
   cloudProvider?: string;
   cloudConfig?: string;
   featureGates?: string;
+  nodeAddressExcludeCidrs?: string;
   controllers?: string;
   nodeStatusUpdateFrequency?: string;
   nodeMonitorPeriod?: string;
@@ -164,6 +165,8 @@ export interface RunOptions {
   cloudProvider?: string;
   cloudConfig?: string;
   featureGates: string;
+  /** --node-address-exclude-cidrs as given ('' = none); parsed by checkFlagValues. */
+  nodeAddressExcludeCIDRs: string;
   controllers: Set<ControllerName>;
   nodeStatusUpdateFrequencyMs: number;
   /** --node-monitor-period: the cloud-node-lifecycle pass interval. */
@@ -341,6 +344,7 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
 
   const options: RunOptions = {
     featureGates: raw.featureGates ?? '',
+    nodeAddressExcludeCIDRs: raw.nodeAddressExcludeCidrs ?? '',
     controllers,
     nodeStatusUpdateFrequencyMs,
     nodeMonitorPeriodMs,

@@ -6,8 +6,10 @@ import { readFileFlag } from '../file-flags.js';
 import { FeatureGateError, featureGateWarnings, parseFeatureGates } from '../../featuregates/index.js';
 import { NODE_ADDRESS_TYPES, type NodeAddress, type NodeAddressType } from '../../model/node-address.js';
 import {
-  decideNodeAddresses, goQuote, NodeIPError, nodeStackIPs, parseKubeletNodeIPFlag, PROVIDED_NODE_IP_ANNOTATION, type StackName,
+  AddressExclusion, decideNodeAddresses, goQuote, NodeIPError, nodeStackIPs, parseKubeletNodeIPFlag, PROVIDED_NODE_IP_ANNOTATION,
+  type FamilyHint, type StackName,
 } from '../../nodeip/index.js';
+import { awsFamilyHint } from '../../../providers/aws/addresses.js';
 
 const UNINITIALIZED_TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
 
@@ -21,7 +23,7 @@ export type ExplainReport =
   | { annotation: string | null; addresses: ExplainedEntry[]; dropped: ExplainedEntry[]; stack: StackName; tainted: false }
   /** The cloud reported no addresses: the taint goes, status.addresses stays as kubelet set it. */
   | { annotation: null; cloudAddresses: 'none'; tainted: false }
-  | { annotation: string | null; error: string; tainted: true };
+  | { annotation: string | null; error: string; hint?: string; tainted: true };
 
 /** Where the annotation came from, for the human-readable header. */
 export type AnnotationSource = { kind: 'none' } | { kind: 'node-ip'; flag: string } | { kind: 'annotation' } | { kind: 'node'; file: string };
@@ -33,6 +35,7 @@ export interface ExplainOptions {
   address: string[];
   cloudAddresses?: string;
   featureGates?: string;
+  nodeAddressExcludeCidrs?: string;
   output: 'table' | 'json';
 }
 
@@ -112,20 +115,27 @@ export function readNodeDocument(file: string, doc: unknown): { annotation: stri
 export function buildExplainReport(
   annotation: string | undefined,
   cloud: readonly NodeAddress[],
-  options: { allowDualStack: boolean; nodeAddresses?: readonly NodeAddress[] },
+  options: { allowDualStack: boolean; nodeAddresses?: readonly NodeAddress[]; exclude?: AddressExclusion; familyHint?: FamilyHint },
 ): ExplainReport {
   const decision = decideNodeAddresses(
-    { annotation, cloudAddresses: cloud, nodeAddresses: options.nodeAddresses ?? [], allowDualStack: options.allowDualStack },
+    {
+      annotation, cloudAddresses: cloud, nodeAddresses: options.nodeAddresses ?? [], allowDualStack: options.allowDualStack,
+      ...(options.exclude ? { exclude: options.exclude } : {}),
+      ...(options.familyHint ? { familyHint: options.familyHint } : {}),
+    },
     'initialize',
   );
-  if (decision.kind === 'invalid') return { annotation: annotation ?? null, error: decision.error, tainted: true };
+  if (decision.kind === 'invalid') return { annotation: annotation ?? null, error: decision.error, ...(decision.hint !== undefined ? { hint: decision.hint } : {}), tainted: true };
   if (decision.kind === 'noCloudAddresses') return { annotation: null, cloudAddresses: 'none', tainted: false };
   const note = (i: number) => (decision.mirrored.has(i) ? " (Hostname mirrored from the node's status: the cloud reported none)" : '');
   const result = decision.explanation;
   return {
     annotation: annotation ?? null,
     addresses: result.addresses.map((a) => ({ type: a.type, address: a.address, reason: a.reason + note(a.cloudIndex) })),
-    dropped: result.dropped.map((a) => ({ type: a.type, address: a.address, reason: a.reason + note(a.cloudIndex) })),
+    dropped: [
+      ...decision.excluded.map((a) => ({ type: a.type, address: a.address, reason: `excluded: inside ${a.cidr} (--node-address-exclude-cidrs)` })),
+      ...result.dropped.map((a) => ({ type: a.type, address: a.address, reason: a.reason + note(a.cloudIndex) })),
+    ],
     stack: result.stack,
     tainted: false,
   };
@@ -154,6 +164,7 @@ export function renderExplainTable(report: ExplainReport, source: AnnotationSour
   const out = [`Annotation:  ${describeSource(source, report.annotation)}`, ''];
   if (report.tainted) {
     out.push(`Error:       ${report.error}`);
+    if (report.hint !== undefined) out.push(`Hint:        ${report.hint}`);
     out.push(`Result:      a new node would stay tainted (${UNINITIALIZED_TAINT}); an initialized node keeps its current addresses`);
     return `${out.join('\n')}\n`;
   }
@@ -225,7 +236,19 @@ export function runExplain(opts: ExplainOptions): void {
 
   // The node's Hostname entries go through the controller's own decision: appended after the
   // annotation was checked against the cloud's list, and only when the cloud reports no Hostname.
-  const report = buildExplainReport(annotation, cloud, { allowDualStack: gates.enabled('CloudDualStackNodeIPs'), nodeAddresses: nodeHostnames });
+  let exclude: AddressExclusion | undefined;
+  if (opts.nodeAddressExcludeCidrs !== undefined && opts.nodeAddressExcludeCidrs.trim() !== '') {
+    try {
+      exclude = AddressExclusion.parse(opts.nodeAddressExcludeCidrs);
+    } catch (err) {
+      throw usage(`--node-address-exclude-cidrs: ${(err as Error).message}`);
+    }
+  }
+  // explain does not know the provider's settings: the hint names the one setting known to hide a family.
+  const familyHint: FamilyHint = (family) => awsFamilyHint(undefined, family);
+  const report = buildExplainReport(annotation, cloud, {
+    allowDualStack: gates.enabled('CloudDualStackNodeIPs'), nodeAddresses: nodeHostnames, familyHint, ...(exclude ? { exclude } : {}),
+  });
   process.stdout.write(opts.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderExplainTable(report, source));
   if (report.tainted) process.exitCode = 1;
 }

@@ -20,6 +20,7 @@ export function register(program: Command): void {
     .option('--address <type=address>', `a cloud address, repeatable, in cloud order (types: ${NODE_ADDRESS_TYPES.join(', ')})`, collect, [])
     .option('--cloud-addresses <file>', 'YAML or JSON list of cloud addresses {type, address} ("-" for stdin)')
     .option('--feature-gates <gates>', 'feature gates, e.g. CloudDualStackNodeIPs=false')
+    .option('--node-address-exclude-cidrs <cidrs>', "as run's flag: cloud addresses inside these CIDRs are never node addresses")
     .addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json']).default('table'))
     .action(async (opts: ExplainOptions) => (await import('./explain-report.js')).runExplain(opts));
 }
