@@ -33,6 +33,7 @@ export { HealthServer, workersCheck, leaderElectionCheck, syncedCheck, type Heal
 export { FakeProvider, type FakeCall, type FakeInstanceInput, type FakeMethod } from '../providers/fake/fake.js';
 export { parseStaticCloudConfig, StaticProvider, StaticConfigError, type StaticCloudConfig } from '../providers/static/index.js';
 export { awsNodeAddresses, type AWSNodeIPFamiliesValue } from '../providers/aws/addresses.js';
+export { awsPodCIDRs, type AWSPodCIDRs } from '../providers/aws/pod-cidrs.js';
 export { parseAWSProviderID, type AWSProviderID } from '../providers/aws/provider-id.js';
 export { parseAWSCloudConfig } from '../providers/aws/config.js';
 export {

@@ -187,6 +187,8 @@ export class EC2Emulator {
     this.requests.length = 0;
     this.injected = [];
     this.assignInjected = [];
+    this.nextPrefix.clear();
+    this.subnetCounter = 0;
     this.releaseHeld();
     this.defaultPageSize = Infinity;
     this.assignLag = 0;
