@@ -347,6 +347,7 @@ export class ControllerManager {
           patchStatus: (name: string, patch: unknown) => client.patch(NODES, name, patch, 'strategic', { subresource: 'status' }),
           gatherMs: CLOUD_BATCH_GATHER_MS,
           gatherMaxMs: CLOUD_BATCH_GATHER_MAX_MS,
+          identity: this.identity,
         })
         // While the cloud node controller runs, it claims a tainted node's blocks in its own write.
         : new RangeAllocator({ ...common, leaveTaintedNodes: this.#o.controllers.has('cloud-node') && mode !== 'CloudAllocator' });

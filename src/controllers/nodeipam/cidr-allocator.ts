@@ -26,6 +26,10 @@ export const IPAMEventReason = {
   PodCIDRConflict: 'PodCIDRConflict',
   CloudRangeClash: 'CloudRangeClash',
   CloudRangeNotAvailable: 'CloudRangeNotAvailable',
+  /** Normal: how the ranges were chosen among several the cloud gives (AWS: several prefixes). */
+  CloudRangeChosen: 'CloudRangeChosen',
+  /** Normal: the cloud was asked for the node's ranges (AWS: AssignIpv6Addresses), once. */
+  CloudRangeRequested: 'CloudRangeRequested',
 } as const;
 
 /** What the manager, /livez and the audit need of the node IPAM loop, whichever kind runs. */
