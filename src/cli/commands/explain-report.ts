@@ -3,6 +3,7 @@
 import { parse as parseYaml } from 'yaml';
 import { USAGE_EXIT_CODE, UsageError } from '../exit-codes.js';
 import { readFileFlag } from '../file-flags.js';
+import { AWSInstanceDocumentError, awsInstanceAddresses, awsPodCIDRReport, parseNodeIPFamiliesFlag, readAWSInstance, renderAWSPodCIDRs, type AWSPodCIDRReport } from './explain-aws.js';
 import { FeatureGateError, featureGateWarnings, parseFeatureGates } from '../../featuregates/index.js';
 import { NODE_ADDRESS_TYPES, type NodeAddress, type NodeAddressType } from '../../model/node-address.js';
 import {
@@ -34,6 +35,8 @@ export interface ExplainOptions {
   node?: string;
   address: string[];
   cloudAddresses?: string;
+  awsInstance?: string;
+  nodeIpFamilies?: string;
   featureGates?: string;
   nodeAddressExcludeCidrs?: string;
   output: 'table' | 'json';
@@ -192,6 +195,9 @@ export function runExplain(opts: ExplainOptions): void {
   if (given.length > 1) throw usage(`${given.join(' and ')} cannot be used together: give at most one of --node-ip, --annotation, --node`);
   if (opts.address.length > 0 && opts.cloudAddresses !== undefined) throw usage('--address and --cloud-addresses cannot be used together');
   if (opts.node === '-' && opts.cloudAddresses === '-') throw usage('--node - and --cloud-addresses - cannot both read standard input');
+  if (opts.awsInstance !== undefined && (opts.address.length > 0 || opts.cloudAddresses !== undefined)) throw usage('--aws-instance gives the cloud addresses: it cannot be used with --address or --cloud-addresses');
+  if (opts.awsInstance === '-' && opts.node === '-') throw usage('--node - and --aws-instance - cannot both read standard input');
+  if (opts.nodeIpFamilies !== undefined && opts.awsInstance === undefined) throw usage('--node-ip-families needs --aws-instance');
 
   let gates;
   try {
@@ -229,13 +235,27 @@ export function runExplain(opts: ExplainOptions): void {
     source = { kind: 'node', file: opts.node };
   }
 
-  const cloud =
-    opts.cloudAddresses !== undefined
-      ? parseCloudAddresses('--cloud-addresses', opts.cloudAddresses, readInput('--cloud-addresses', opts.cloudAddresses, 'a list of {type, address}'))
-      : opts.address.map(parseAddressFlag);
+  let cloud: NodeAddress[];
+  let pods: AWSPodCIDRReport | undefined;
+  let awsFamilies: ReturnType<typeof parseNodeIPFamiliesFlag> | undefined;
+  if (opts.awsInstance !== undefined) {
+    const where = `--aws-instance ${JSON.stringify(opts.awsInstance)}`;
+    try {
+      awsFamilies = parseNodeIPFamiliesFlag(opts.nodeIpFamilies ?? 'ipv4');
+      const instance = readAWSInstance(readInput('--aws-instance', opts.awsInstance, 'an EC2 instance as aws ec2 describe-instances prints it'));
+      cloud = awsInstanceAddresses(instance, awsFamilies);
+      pods = awsPodCIDRReport(instance, awsFamilies);
+    } catch (err) {
+      if (err instanceof AWSInstanceDocumentError) throw usage(err.message.startsWith('--') ? err.message : `${where}: ${err.message}`);
+      throw err;
+    }
+  } else {
+    cloud =
+      opts.cloudAddresses !== undefined
+        ? parseCloudAddresses('--cloud-addresses', opts.cloudAddresses, readInput('--cloud-addresses', opts.cloudAddresses, 'a list of {type, address}'))
+        : opts.address.map(parseAddressFlag);
+  }
 
-  // The node's Hostname entries go through the controller's own decision: appended after the
-  // annotation was checked against the cloud's list, and only when the cloud reports no Hostname.
   let exclude: AddressExclusion | undefined;
   if (opts.nodeAddressExcludeCidrs !== undefined && opts.nodeAddressExcludeCidrs.trim() !== '') {
     try {
@@ -244,11 +264,15 @@ export function runExplain(opts: ExplainOptions): void {
       throw usage(`--node-address-exclude-cidrs: ${(err as Error).message}`);
     }
   }
-  // explain does not know the provider's settings: the hint names the one setting known to hide a family.
-  const familyHint: FamilyHint = (family) => awsFamilyHint(undefined, family);
+  // With --aws-instance the families are known; otherwise the hint names the one setting known to hide a family.
+  const familyHint: FamilyHint = (family) => awsFamilyHint(awsFamilies, family);
+  // The node's Hostname entries go through the controller's own decision: appended after the
+  // annotation was checked against the cloud's list, and only when the cloud reports no Hostname.
   const report = buildExplainReport(annotation, cloud, {
     allowDualStack: gates.enabled('CloudDualStackNodeIPs'), nodeAddresses: nodeHostnames, familyHint, ...(exclude ? { exclude } : {}),
   });
-  process.stdout.write(opts.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderExplainTable(report, source));
+  if (opts.output === 'json') process.stdout.write(`${JSON.stringify(pods ? { ...report, podCIDRs: pods } : report, null, 2)}
+`);
+  else process.stdout.write(renderExplainTable(report, source) + (pods ? `${renderAWSPodCIDRs(pods).join('\n')}\n` : ''));
   if (report.tainted) process.exitCode = 1;
 }
