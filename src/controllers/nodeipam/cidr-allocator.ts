@@ -59,7 +59,10 @@ export interface CIDRAllocatorOptions {
    * has landed or failed, followed by `relist`.
    */
   fenceMs: number;
-  /** A consistent re-list of the node cache (the watcher's relist); gives up when `signal` aborts. */
+  /**
+   * Brings the node cache current to a read made after the term began (a re-list, or the watch
+   * caught up to a quorum read); gives up when `signal` aborts.
+   */
   relist: (signal?: AbortSignal) => Promise<void>;
   workers?: number;
   /** Attempts of the guarded write when the node changed meanwhile (default 5). */
