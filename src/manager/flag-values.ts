@@ -1,7 +1,8 @@
 // The flag values only the libraries can judge (feature gates, CIDRs, the provider's name and its
 // --cloud-config), checked before anything connects or loads a cloud SDK: a slip in a flag is
 // named at once, not after the kubeconfig, the Kubernetes client or an adapter has loaded.
-import { checkProviderFlags } from '../../providers/registry.js';
+import { checkProviderFlags, isBuiltInProvider } from '../../providers/registry.js';
+import { checkModuleArgument } from '../../providers/module/module-argument.js';
 import { featureGateWarnings, parseFeatureGates, type FeatureGates } from '../featuregates/index.js';
 import { parseCIDRList } from '../ipam/cidr.js';
 import { AddressExclusion } from '../nodeip/exclude.js';
@@ -69,6 +70,12 @@ export function checkFlagValues(o: RunOptions): CheckedFlagValues {
   }
   checkPem('--tls-cert-file', o.serving.tlsCertFile, 'CERTIFICATE', 'a PEM serving certificate (chain)');
   checkPem('--tls-private-key-file', o.serving.tlsPrivateKeyFile, 'PRIVATE KEY', 'the PEM private key of --tls-cert-file');
-  if (needsCloudProvider(o)) checkProviderFlags(o.cloudProvider as string, o.cloudConfig !== undefined ? { cloudConfig: o.cloudConfig } : {});
+  if (needsCloudProvider(o) && o.cloudProviderModule !== undefined) {
+    // The module says what it needs once it is loaded; until then only its path can be checked.
+    if (isBuiltInProvider(o.cloudProvider as string)) throw new Error(`--cloud-provider-module ${o.cloudProviderModule}: --cloud-provider ${o.cloudProvider} is a built-in provider; a module's provider needs a name of its own`);
+    checkModuleArgument(o.cloudProviderModule);
+  } else if (needsCloudProvider(o)) {
+    checkProviderFlags(o.cloudProvider as string, o.cloudConfig !== undefined ? { cloudConfig: o.cloudConfig } : {});
+  }
   return checked;
 }
