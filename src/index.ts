@@ -45,6 +45,13 @@ export {
   type DockerContainerInspect, type KindAddressOverride, type KindOverrides, type KindProviderID, type KindConfig,
 } from '../providers/kind/index.js';
 
+// Adapters from outside: the contract for a module (--cloud-provider-module), and the webhook protocol.
+export { defineProvider, type ProviderDefinition } from '../providers/module/define.js';
+export { registerProvider, type RegisteredProviderInfo } from '../providers/registry.js';
+export type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderContext, ProviderFactory, ProviderLogger } from '../providers/types.js';
+export { found, notFound, retryableError } from '../providers/types.js';
+export { REQUEST_SCHEMA as WEBHOOK_REQUEST_SCHEMA, RESPONSE_SCHEMA as WEBHOOK_RESPONSE_SCHEMA, WEBHOOK_API_VERSION } from '../providers/webhook/schema.js';
+
 // The controllers and the `run` process that wires them.
 export * from './controllers/index.js';
 export * from './manager/index.js';
