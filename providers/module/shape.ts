@@ -10,6 +10,7 @@ const OPTIONAL_METHODS = ['familyHint', 'requestPodCIDRs', 'close'] as const;
 
 function describe(v: unknown): string {
   if (v === null) return 'null';
+  if (v === undefined) return 'missing';
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'string') return JSON.stringify(v);
   return typeof v === 'object' ? 'an object' : `a ${typeof v}`;

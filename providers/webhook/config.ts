@@ -88,7 +88,8 @@ export function parseWebhookConfig(text: string): WebhookConfig {
   }
   if (url.username || url.password) fail('url', 'must not hold credentials (use tokenFile or a client certificate)', `${url.protocol}//…@${url.host}`);
   if ((c.clientCertFile === undefined) !== (c.clientKeyFile === undefined)) {
-    fail(c.clientCertFile === undefined ? 'clientCertFile' : 'clientKeyFile', 'clientCertFile and clientKeyFile go together', c.clientCertFile ?? c.clientKeyFile);
+    const [missing, given] = c.clientCertFile === undefined ? ['clientCertFile', 'clientKeyFile'] : ['clientKeyFile', 'clientCertFile'];
+    throw new Error(`cloud-config ${missing}: required with ${given} (${given} ${showValue(c[given])})`);
   }
   if (url.protocol === 'http:' && (c.caFile !== undefined || c.clientCertFile !== undefined)) fail('url', 'caFile and a client certificate need https://', c.url);
   const timeoutMs = durationMs((c.timeout as string | undefined) ?? WEBHOOK_DEFAULTS.timeout);
