@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { fileArgumentError } from '../../src/util/file-argument.js';
-import { checkModuleArgument, isModulePath } from './module-argument.js';
+import { checkModuleArgument, isModulePath } from '../module-argument.js';
 import { CheckedProvider } from '../checked-provider.js';
 import { isBuiltInProvider, registerProvider } from '../registry.js';
 import type { CloudProvider, ProviderFactory, ProviderLogger } from '../types.js';

@@ -2,7 +2,7 @@
 // --cloud-config), checked before anything connects or loads a cloud SDK: a slip in a flag is
 // named at once, not after the kubeconfig, the Kubernetes client or an adapter has loaded.
 import { checkProviderFlags, isBuiltInProvider } from '../../providers/registry.js';
-import { checkModuleArgument } from '../../providers/module/module-argument.js';
+import { checkModuleArgument } from '../../providers/module-argument.js';
 import { featureGateWarnings, parseFeatureGates, type FeatureGates } from '../featuregates/index.js';
 import { parseCIDRList } from '../ipam/cidr.js';
 import { AddressExclusion } from '../nodeip/exclude.js';

@@ -3,7 +3,7 @@
 // when it is imported.
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { fileArgumentError, readProblem } from '../../src/util/file-argument.js';
+import { fileArgumentError, readProblem } from '../src/util/file-argument.js';
 
 const FLAG = '--cloud-provider-module';
 
