@@ -12,9 +12,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/util/free-port.js';
+import { lines, rss } from './child.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // The controller as deploy/Dockerfile ships it (the esbuild bundle, with source maps on) when an
@@ -39,52 +39,6 @@ const NODE_EXTRA = flagsFrom('BENCH_SCALE_NODE_ARGS');
 // BENCH_SCALE_API_NODE_ARGS: more node flags for the API server double's process.
 const API_NODE_EXTRA = flagsFrom('BENCH_SCALE_API_NODE_ARGS');
 const PROF = process.env.BENCH_SCALE_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SCALE_PROF}`] : [];
-
-interface Lines {
-  /** The first message at index `from` or later that matches. */
-  next(match: (msg: Record<string, unknown>) => boolean, timeoutMs: number, what: string, from?: number): Promise<Record<string, unknown>>;
-  all: Record<string, unknown>[];
-}
-
-/** JSON lines of a child's stdout, with a way to wait for one that matches. */
-function lines(child: ChildProcess): Lines {
-  const all: Record<string, unknown>[] = [];
-  const waiters: { match: (m: Record<string, unknown>) => boolean; from: number; resolve: (m: Record<string, unknown>) => void }[] = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    let msg: Record<string, unknown>;
-    try {
-      msg = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      return;
-    }
-    all.push(msg);
-    for (const w of [...waiters]) {
-      if (all.length - 1 >= w.from && w.match(msg)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(msg);
-      }
-    }
-  });
-  return {
-    all,
-    next(match, timeoutMs, what, from = 0) {
-      const seen = all.slice(from).find(match);
-      if (seen) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`bench scale: timed out waiting for ${what}`)), timeoutMs);
-        waiters.push({ match, from, resolve: (m) => (clearTimeout(t), resolve(m)) });
-      });
-    },
-  };
-}
-
-
-/** VmRSS and VmHWM (peak) of a process, in MiB. */
-function rss(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
-}
 
 /** CPU seconds (user + system) a process has used so far. */
 function cpuSeconds(pid: number): number {

@@ -2,27 +2,12 @@
 // sees the same wording for a file that cannot be used, and every error about the file starts
 // with the flag and the path ("--cloud-config /etc/ccm/cloud.conf: …").
 import { readFile } from 'node:fs/promises';
+import { readProblem } from '../src/util/file-argument.js';
 import type { CloudConfigFile, ProviderContext } from './types.js';
-
-// What the operator can act on, rather than the system call's text ("EISDIR: illegal operation
-// on a directory, read").
-const READ_PROBLEMS: Readonly<Record<string, string>> = {
-  ENOENT: 'no such file',
-  ENOTDIR: 'a parent of the path is not a directory',
-  EISDIR: 'it is a directory, not a file',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  ELOOP: 'too many levels of symbolic links',
-};
 
 /** `--cloud-config PATH: problem`, the form of every error about the file. */
 export function cloudConfigError(path: string, problem: string, cause?: unknown): Error {
   return new Error(`--cloud-config ${path}: ${problem}`, cause === undefined ? undefined : { cause });
-}
-
-/** What an operator reads for a failed read of the file. */
-export function readProblem(err: NodeJS.ErrnoException): string {
-  return `cannot read: ${READ_PROBLEMS[err.code ?? ''] ?? err.message}`;
 }
 
 /** Reads the file whole; throws a one-line error naming the flag, the path and what is wrong. */

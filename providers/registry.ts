@@ -58,14 +58,27 @@ const BUILT_IN: readonly BuiltIn[] = [
     name: 'static', summary: 'nodes listed in a YAML file, re-read on change', cloudConfig: 'required', acceptsBlankCloudConfig: true, cloudConfigHint: 'a YAML file listing the nodes', sdk: [],
     load: () => import('./static/factory.js'),
   },
+  {
+    name: 'webhook', summary: 'any inventory behind an HTTPS endpoint (one POST per batch of nodes)', cloudConfig: 'required', cloudConfigHint: 'YAML with at least "url"', sdk: [],
+    load: () => import('./webhook/factory.js'),
+  },
 ];
 
 const builtIn = new Map(BUILT_IN.map((p) => [p.name, p]));
-/** Added at run time by embedders and tests; a name here wins over a built-in. */
-const extra = new Map<string, ProviderFactory>();
 
-export function registerProvider(name: string, factory: ProviderFactory): void {
-  extra.set(name, factory);
+/** What a provider added at run time says about its --cloud-config (nothing: read whenever given). */
+export type RegisteredProviderInfo = Partial<Pick<ProviderInfo, 'cloudConfig' | 'acceptsBlankCloudConfig' | 'cloudConfigHint' | 'summary'>>;
+
+/** Added at run time by embedders, tests and --cloud-provider-module; a name here wins over a built-in. */
+const extra = new Map<string, { factory: ProviderFactory; info: ProviderInfo | undefined }>();
+
+export function registerProvider(name: string, factory: ProviderFactory, info?: RegisteredProviderInfo): void {
+  extra.set(name, { factory, info: info ? { sdk: [], ...info, name, summary: info.summary ?? name, cloudConfig: info.cloudConfig ?? 'optional' } : undefined });
+}
+
+/** Whether `name` is a built-in provider (a module may not take its name). */
+export function isBuiltInProvider(name: string): boolean {
+  return builtIn.has(name);
 }
 
 export function knownProviders(): string[] {
@@ -93,8 +106,9 @@ function needs(p: ProviderInfo): string {
  * --cloud-config is given when the provider needs one.
  */
 export function checkProviderFlags(name: string, options: ProviderOptions): void {
-  if (extra.has(name)) return;
-  const p = builtIn.get(name);
+  const added = extra.get(name);
+  if (added && !added.info) return;
+  const p = added?.info ?? builtIn.get(name);
   if (!p) throw unknownProvider(name);
   if (p.cloudConfig === 'required' && !options.cloudConfig) {
     throw new Error(`--cloud-config: required by --cloud-provider ${name} (${needs(p)})`);
@@ -106,7 +120,7 @@ export function checkProviderFlags(name: string, options: ProviderOptions): void
  * same checks and wording. Of a provider registered at run time the registry knows nothing, so
  * its file is read whenever one is given.
  */
-async function contextFor(p: BuiltIn | undefined, options: ProviderOptions): Promise<ProviderContext> {
+async function contextFor(p: ProviderInfo | undefined, options: ProviderOptions): Promise<ProviderContext> {
   const context: ProviderContext = options.logger ? { logger: options.logger } : {};
   if (!options.cloudConfig) return context;
   if (p?.cloudConfig === 'none') {
@@ -130,8 +144,11 @@ function isMissing(err: unknown, pkg: string): boolean {
 
 /** Builds the provider named by --cloud-provider, importing only that adapter and its SDK. */
 export async function createProvider(name: string, options: ProviderOptions): Promise<CloudProvider> {
-  const factory = extra.get(name);
-  if (factory) return factory(await contextFor(undefined, options));
+  const added = extra.get(name);
+  if (added) {
+    checkProviderFlags(name, options);
+    return added.factory(await contextFor(added.info, options));
+  }
   checkProviderFlags(name, options);
   const p = builtIn.get(name) as BuiltIn;
   // Before the adapter loads: a bad file costs no SDK import.

@@ -23,9 +23,44 @@ export interface InstanceMetadata {
   addresses: NodeAddress[];
   /** Cloud-owned pod ranges (CloudAllocator mode), canonical CIDR text, stack order. */
   podCIDRs?: string[];
+  /** How the pod ranges were chosen, or why there are none (CloudAllocator mode). */
+  podCIDRDetails?: PodCIDRDetails;
   /** Extra labels the cloud wants on the node (never overwrite, never *.kubernetes.io). */
   labels?: Record<string, string>;
 }
+
+/** What CloudAllocator tells the node about its cloud pod ranges beyond the ranges themselves. */
+export interface PodCIDRDetails {
+  /** Choices made among several candidate ranges, said once as a Normal event. */
+  notes?: string[];
+  /** Why podCIDRs is absent: the node waits, with a Warning event saying this. */
+  missing?: string;
+  /**
+   * The ranges belong to this instance alone while it lives (EC2's delegated prefixes): a range
+   * that overlaps another node's block, a pool or a Service range is refused, never written.
+   */
+  exclusive?: boolean;
+  /** Set when podCIDRs is absent and the provider is configured to ask the cloud for ranges. */
+  request?: PodCIDRRequest;
+}
+
+/** What `requestPodCIDRs` would ask the cloud for. */
+export interface PodCIDRRequest {
+  /** The cloud object the ranges are asked for (an EC2 network interface ID). */
+  target: string;
+  /** In words, for events: "one IPv6 /80 prefix". */
+  what: string;
+}
+
+/**
+ * What came of a request: `done`; `not-applied`, the cloud answered that it did nothing (`retry`:
+ * it was only throttled); `unknown`, no answer that says (a timeout, a lost response, a server
+ * error): the caller finds out by reading, never by asking again.
+ */
+export type PodCIDRRequestOutcome =
+  | { kind: 'done'; detail: string }
+  | { kind: 'not-applied'; retry: boolean; error: Error }
+  | { kind: 'unknown'; error: Error };
 
 /** The answer for one node: exactly one of these. */
 export type InstanceResult<T> =
@@ -44,6 +79,17 @@ export interface CloudProvider {
   instancesExist(nodes: readonly NodeRef[], signal?: AbortSignal): Promise<Map<string, InstanceResult<boolean>>>;
   /** Whether each instance is shut down (stopped but not gone). */
   instancesShutdown(nodes: readonly NodeRef[], signal?: AbortSignal): Promise<Map<string, InstanceResult<boolean>>>;
+  /**
+   * Why this provider, as configured, never reports addresses of `family`, if that is so (aws
+   * without ipv6 in nodeIPFamilies). Added to the event of a node whose annotation names an IP of
+   * a family the cloud's answer lacked.
+   */
+  familyHint?(family: 'IPv4' | 'IPv6'): string | undefined;
+  /**
+   * Asks the cloud for the pod ranges `request` names (CloudAllocator, when the provider offers a
+   * request in podCIDRDetails). Not idempotent: one call per request, no retries of its own.
+   */
+  requestPodCIDRs?(node: NodeRef, request: PodCIDRRequest, signal?: AbortSignal): Promise<PodCIDRRequestOutcome>;
   /** Release timers, sockets and file watches. */
   close?(): Promise<void> | void;
 }

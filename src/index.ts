@@ -33,6 +33,7 @@ export { HealthServer, workersCheck, leaderElectionCheck, syncedCheck, type Heal
 export { FakeProvider, type FakeCall, type FakeInstanceInput, type FakeMethod } from '../providers/fake/fake.js';
 export { parseStaticCloudConfig, StaticProvider, StaticConfigError, type StaticCloudConfig } from '../providers/static/index.js';
 export { awsNodeAddresses, type AWSNodeIPFamiliesValue } from '../providers/aws/addresses.js';
+export { awsPodCIDRs, type AWSPodCIDRs } from '../providers/aws/pod-cidrs.js';
 export { parseAWSProviderID, type AWSProviderID } from '../providers/aws/provider-id.js';
 export { parseAWSCloudConfig } from '../providers/aws/config.js';
 export {
@@ -47,6 +48,13 @@ export {
   kindNodeAddresses, parseKindProviderID, formatKindProviderID, parseKindOverrides, parseKindConfig, KindProvider,
   type DockerContainerInspect, type KindAddressOverride, type KindOverrides, type KindProviderID, type KindConfig,
 } from '../providers/kind/index.js';
+
+// Adapters from outside: the contract for a module (--cloud-provider-module), and the webhook protocol.
+export { defineProvider, type ProviderDefinition } from '../providers/module/define.js';
+export { registerProvider, type RegisteredProviderInfo } from '../providers/registry.js';
+export type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderContext, ProviderFactory, ProviderLogger } from '../providers/types.js';
+export { found, notFound, retryableError } from '../providers/types.js';
+export { REQUEST_SCHEMA as WEBHOOK_REQUEST_SCHEMA, RESPONSE_SCHEMA as WEBHOOK_RESPONSE_SCHEMA, WEBHOOK_API_VERSION } from '../providers/webhook/schema.js';
 
 // The controllers and the `run` process that wires them.
 export * from './controllers/index.js';

@@ -56,6 +56,8 @@ export interface ChaosFigures {
   quietRetryEvents: number;
   /** Longest "stopped leading" → exit among deposed replicas. */
   maxDeposedExitMs: number | undefined;
+  /** Terms whose node IPAM started from the warm cache caught up to a quorum read (no second LIST). */
+  caughtUpTakeovers: number;
 }
 
 export interface ChaosResult {
@@ -140,7 +142,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   const figures: ChaosFigures = {
     seed: o.seed, faultPhaseMs: 0, actions: Object.fromEntries(ACTIONS.map((a) => [a, 0])) as Record<Action, number>,
     faultsFired: 0, watchCuts: 0, kills: 0, freezes: 0, blackouts: 0, processesStarted: 0,
-    nodesCreated: 0, nodesDeleted: 0, reannotated: 0, writes: 0, convergeMs: undefined, quietRetryEvents: 0, maxDeposedExitMs: undefined,
+    nodesCreated: 0, nodesDeleted: 0, reannotated: 0, writes: 0, convergeMs: undefined, quietRetryEvents: 0, maxDeposedExitMs: undefined, caughtUpTakeovers: 0,
   };
 
   // ---- writes as they arrive, with the Lease as stored at that moment
@@ -171,6 +173,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         for (const w of acquiredWaiters) w(rep);
       }
       if (line.msg === 'stopped leading') log(`replica ${rep.slot} pid ${rep.pid} stopped leading (${String(line.reason)})`);
+      if (typeof line.msg === 'string' && line.msg.startsWith('node IPAM: the node cache is current to a quorum read')) figures.caughtUpTakeovers++;
     });
     figures.processesStarted++;
     all.push(r);

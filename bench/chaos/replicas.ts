@@ -42,11 +42,16 @@ export interface Replica {
 }
 
 const MAX_OUTPUT = 400_000;
+/** Read by the manager (src/manager/manager.ts): the node count from which a takeover catches up instead of listing. */
+const CATCH_UP_ENV = 'NODE_ADDRESS_CCM_CATCH_UP_MIN_NODES';
 
 export function startReplica(slot: number, args: string[], onLine?: (r: Replica, line: Record<string, unknown>) => void): Replica {
   const cli = path.join(repoRoot(), 'dist/src/cli/main.js');
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run "npm run build" first`);
-  const child: ChildProcess = spawn(process.execPath, [cli, 'run', ...args], { cwd: repoRoot(), stdio: ['ignore', 'pipe', 'pipe'] });
+  // Even slots take over by catching their warm node cache up to a quorum read, odd slots by a
+  // second LIST: the chaos cluster is far below the size where run chooses the first by itself.
+  const env = { ...process.env, ...(slot % 2 === 0 ? { [CATCH_UP_ENV]: '0' } : {}) };
+  const child: ChildProcess = spawn(process.execPath, [cli, 'run', ...args], { cwd: repoRoot(), stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let partial = '';
   let resolveExit!: () => void;

@@ -14,6 +14,18 @@ export interface AWSNodeAddressOptions {
   nodeIPFamilies?: readonly string[];
 }
 
+/**
+ * Why the aws provider reports no address of `family`: it reports only the families of
+ * NodeIPFamilies (default ipv4), so an IPv6 node IP on a default cloud.conf can never match
+ * (cloud-provider-aws#638). `configured` undefined: the provider's setting is not known (explain).
+ */
+export function awsFamilyHint(configured: readonly AWSNodeIPFamiliesValue[] | undefined, family: 'IPv4' | 'IPv6'): string | undefined {
+  const value: AWSNodeIPFamiliesValue = family === 'IPv6' ? 'ipv6' : 'ipv4';
+  if (configured?.includes(value)) return undefined;
+  const now = configured ? `; it is ${configured.join(',')}` : '';
+  return `with --cloud-provider aws, ${family} addresses are reported only when [Global] NodeIPFamilies in the cloud-config includes ${value}${now}`;
+}
+
 /** Checks a node IP family list (non-empty, known, no repeats); throws naming the bad value. */
 export function validateNodeIPFamilies(families: readonly string[]): AWSNodeIPFamiliesValue[] {
   if (!Array.isArray(families) || families.length === 0) {

@@ -10,6 +10,11 @@ export interface AWSCloudConfig {
   /** Cluster ID used for the `kubernetes.io/cluster/<id>` and legacy `KubernetesCluster` tags. */
   clusterID?: string;
   nodeIPFamilies: AWSNodeIPFamiliesValue[];
+  /**
+   * `[Global] AssignIPv6PodPrefix` (this controller's own key, default false): with CloudAllocator,
+   * ask EC2 once for an IPv6 /80 prefix on a primary interface that has none.
+   */
+  assignIPv6PodPrefix?: boolean;
   /** `[Section] Key` names present in the file but not used here. */
   ignored: string[];
 }
@@ -26,6 +31,17 @@ interface RawEntry {
   name: string;
   value: string;
   line: number;
+}
+
+const TRUE_WORDS = ['true', 'yes', 'on', '1'];
+const FALSE_WORDS = ['false', 'no', 'off', '0'];
+
+/** A gcfg boolean (case-insensitive; a bare name is true). */
+function parseBool(e: RawEntry): boolean {
+  const v = e.value.toLowerCase();
+  if (TRUE_WORDS.includes(v)) return true;
+  if (FALSE_WORDS.includes(v)) return false;
+  throw new AWSCloudConfigError(`[Global] ${e.name} (line ${e.line}): ${JSON.stringify(e.value)} is not a boolean (true or false)`);
 }
 
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', n: '\n', t: '\t' };
@@ -113,7 +129,7 @@ export function parseAWSCloudConfig(text: string): AWSCloudConfig {
       families ??= [];
       if (families.includes(e.value as AWSNodeIPFamiliesValue)) throw new AWSCloudConfigError(`[Global] NodeIPFamilies (line ${e.line}): ${JSON.stringify(e.value)} listed twice`);
       families.push(e.value as AWSNodeIPFamiliesValue);
-    } else if (key === 'region' || key === 'kubernetesclustertag' || key === 'kubernetesclusterid') {
+    } else if (key === 'region' || key === 'kubernetesclustertag' || key === 'kubernetesclusterid' || key === 'assignipv6podprefix') {
       if (single.has(key)) throw new AWSCloudConfigError(`[Global] ${e.name} (line ${e.line}): set more than once`);
       single.set(key, e);
     } else {
@@ -136,7 +152,14 @@ export function parseAWSCloudConfig(text: string): AWSCloudConfig {
   if (families !== undefined && families.length === 0) {
     throw new AWSCloudConfigError('[Global] NodeIPFamilies: the last value is empty, which leaves no family');
   }
-  const out: AWSCloudConfig = { nodeIPFamilies: families ?? ['ipv4'], ignored };
+  const assign = single.get('assignipv6podprefix');
+  const assignIPv6PodPrefix = assign ? parseBool(assign) : false;
+  const nodeIPFamilies = families ?? ['ipv4'];
+  if (assignIPv6PodPrefix && !nodeIPFamilies.includes('ipv6')) {
+    throw new AWSCloudConfigError(`[Global] ${assign!.name} (line ${assign!.line}): true needs NodeIPFamilies to include ipv6 (the pod CIDRs follow NodeIPFamilies, now ${nodeIPFamilies.join(', ')})`);
+  }
+  const out: AWSCloudConfig = { nodeIPFamilies, ignored };
+  if (assignIPv6PodPrefix) out.assignIPv6PodPrefix = true;
   if (region) out.region = region;
   if (clusterID) out.clusterID = clusterID;
   return out;

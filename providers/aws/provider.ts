@@ -1,13 +1,14 @@
 // `--cloud-provider aws`: node metadata from EC2 DescribeInstances, batched. A resync of thousands
 // of nodes costs one call per 500 instance IDs (or per 150 private DNS names), and one bad ID in a
 // batch never costs the other nodes their answers.
-import { DescribeInstancesCommand, EC2Client, type DescribeInstancesCommandInput, type Filter, type Instance } from '@aws-sdk/client-ec2';
+import { AssignIpv6AddressesCommand, DescribeInstancesCommand, EC2Client, type DescribeInstancesCommandInput, type Filter, type Instance } from '@aws-sdk/client-ec2';
 import { forEachLimited } from '../../src/util/limit.js';
-import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderLogger } from '../types.js';
+import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, PodCIDRDetails, PodCIDRRequest, PodCIDRRequestOutcome, ProviderLogger } from '../types.js';
 import { found, notFound, retryableError } from '../types.js';
-import { awsNodeAddresses, validateNodeIPFamilies, type AWSNodeIPFamiliesValue } from './addresses.js';
+import { awsFamilyHint, awsNodeAddresses, validateNodeIPFamilies, type AWSNodeIPFamiliesValue } from './addresses.js';
 import { BackoffGate, sharedEC2Gate } from './backoff.js';
 import type { AWSCloudConfig } from './config.js';
+import { awsPodCIDRs } from './pod-cidrs.js';
 import { formatAWSProviderID, instanceIDFromNodeName, parseAWSProviderID } from './provider-id.js';
 
 /** EC2 accepts up to 1000 IDs per call; 500 keeps responses (and failures) moderate. */
@@ -24,6 +25,11 @@ export interface AwsProviderOptions {
   region?: string;
   /** A ready client (tests, or callers that build their own). Otherwise one is created. */
   client?: EC2Client;
+  /**
+   * The client for AssignIpv6Addresses: it must make one attempt only (the call is not
+   * idempotent). Default: one built from these options with maxAttempts 1.
+   */
+  mutationClient?: EC2Client;
   /** Endpoint override; without it the SDK also honours AWS_ENDPOINT_URL_EC2 / AWS_ENDPOINT_URL. */
   endpoint?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
@@ -50,6 +56,18 @@ const noopLogger: ProviderLogger = { info() {}, warn() {}, error() {}, debug() {
 function errorCode(err: unknown): string {
   const e = err as { name?: string; Code?: string; code?: string };
   return e?.Code ?? e?.name ?? e?.code ?? '';
+}
+
+/** What an AssignIpv6Addresses error says about whether EC2 acted on the call. */
+export function assignOutcome(err: unknown): PodCIDRRequestOutcome {
+  const error = err instanceof Error ? err : new Error(String(err));
+  const status = (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+  // RequestLimitExceeded: EC2 refused the request before running it.
+  if (isThrottle(err)) return { kind: 'not-applied', retry: true, error };
+  // A 4xx with a code is EC2 refusing the request (a limit, a bad ID, no permission). A 5xx, or no
+  // answer at all (reset, timeout, abort), may have come after the prefix was assigned.
+  if (status !== undefined && status >= 400 && status < 500 && errorCode(err) !== '') return { kind: 'not-applied', retry: false, error };
+  return { kind: 'unknown', error };
 }
 
 function isThrottle(err: unknown): boolean {
@@ -90,10 +108,15 @@ export class AwsProvider implements CloudProvider {
   readonly name = 'aws';
   /** DescribeInstances requests we issued (each page and each of our retries counts; SDK-internal retries do not). */
   apiCalls = 0;
+  /** AssignIpv6Addresses requests we issued (never retried). */
+  assignCalls = 0;
   readonly region: string | undefined;
   readonly clusterID: string | undefined;
   readonly nodeIPFamilies: AWSNodeIPFamiliesValue[];
+  readonly assignIPv6PodPrefix: boolean;
   private readonly client: EC2Client;
+  private mutationClient: EC2Client | undefined;
+  private readonly options: AwsProviderOptions;
   private readonly ownsClient: boolean;
   private readonly gate: BackoffGate;
   private readonly throttleRetries: number;
@@ -103,6 +126,10 @@ export class AwsProvider implements CloudProvider {
   constructor(options: AwsProviderOptions = {}, ownsClient = !options.client) {
     const config = options.config ?? {};
     this.nodeIPFamilies = [...validateNodeIPFamilies(config.nodeIPFamilies ?? ['ipv4'])];
+    this.assignIPv6PodPrefix = config.assignIPv6PodPrefix === true;
+    if (this.assignIPv6PodPrefix && !this.nodeIPFamilies.includes('ipv6')) throw new Error('aws: assignIPv6PodPrefix needs nodeIPFamilies to include ipv6');
+    this.options = options;
+    this.mutationClient = options.mutationClient;
     this.clusterID = config.clusterID;
     this.region = options.region ?? config.region;
     this.gate = options.gate ?? sharedEC2Gate;
@@ -111,6 +138,10 @@ export class AwsProvider implements CloudProvider {
     this.logger = options.logger ?? noopLogger;
     this.ownsClient = ownsClient;
     this.client = options.client ?? buildClient(options, this.region);
+  }
+
+  familyHint(family: 'IPv4' | 'IPv6'): string | undefined {
+    return awsFamilyHint(this.nodeIPFamilies, family);
   }
 
   /** Builds a provider and settles the region (config, then the SDK's default chain). */
@@ -168,6 +199,54 @@ export class AwsProvider implements CloudProvider {
 
   close(): void {
     if (this.ownsClient) this.client.destroy();
+    if (!this.options.mutationClient) this.mutationClient?.destroy();
+  }
+
+  /**
+   * One AssignIpv6Addresses call with Ipv6PrefixCount 1, one attempt, no retries: an error is
+   * classified (assignOutcome), never answered by calling again. Throws only when `signal` has
+   * already ended the term, before anything was sent.
+   */
+  async requestPodCIDRs(node: NodeRef, request: PodCIDRRequest, signal?: AbortSignal): Promise<PodCIDRRequestOutcome> {
+    if (!this.assignIPv6PodPrefix) return { kind: 'not-applied', retry: false, error: new Error('aws: [Global] AssignIPv6PodPrefix is off') };
+    await this.gate.wait(signal);
+    signal?.throwIfAborted();
+    this.mutationClient ??= buildClient({ ...this.options, maxAttempts: 1, retryMode: 'standard' }, this.region);
+    this.assignCalls++;
+    this.logger.info({ node: node.name, networkInterfaceId: request.target }, 'AssignIpv6Addresses: asking EC2 for one IPv6 /80 prefix');
+    try {
+      const out = await this.mutationClient.send(new AssignIpv6AddressesCommand({ NetworkInterfaceId: request.target, Ipv6PrefixCount: 1 }), { abortSignal: signal });
+      this.gate.succeeded();
+      const got = out.AssignedIpv6Prefixes ?? [];
+      return { kind: 'done', detail: got.length > 0 ? `EC2 assigned ${got.join(', ')} to ${request.target}` : `EC2 accepted the request for ${request.target}` };
+    } catch (err) {
+      if (isThrottle(err)) this.gate.throttled();
+      const outcome = assignOutcome(err);
+      this.logger.warn({ node: node.name, networkInterfaceId: request.target, outcome: outcome.kind, err: (err as Error).message }, 'AssignIpv6Addresses failed');
+      return outcome;
+    }
+  }
+
+  private podCIDRs(instance: Instance, meta: InstanceMetadata): void {
+    const details: PodCIDRDetails = { exclusive: true };
+    meta.podCIDRDetails = details;
+    let pods;
+    try {
+      pods = awsPodCIDRs(instance, { nodeIPFamilies: this.nodeIPFamilies });
+    } catch (err) {
+      // A prefix we cannot read costs the pod CIDRs, not the node's addresses.
+      details.missing = (err as Error).message;
+      return;
+    }
+    if (pods.podCIDRs.length > 0) meta.podCIDRs = pods.podCIDRs;
+    const notes = pods.families.flatMap((f) => (f.kind === 'chosen' && f.note ? [f.note] : []));
+    if (notes.length > 0) details.notes = notes;
+    const missing = pods.families.flatMap((f) => (f.kind === 'missing' ? [f] : []));
+    if (missing.length === 0) return;
+    details.missing = [...new Set(missing.map((f) => f.message))].join('; ');
+    if (this.assignIPv6PodPrefix && missing.some((f) => f.family === 6) && pods.interfaceId?.startsWith('eni-')) {
+      details.request = { target: pods.interfaceId, what: 'one IPv6 /80 prefix' };
+    }
   }
 
   private metadata(instance: Instance): InstanceMetadata {
@@ -176,6 +255,7 @@ export class AwsProvider implements CloudProvider {
       providerID: formatAWSProviderID(zone, instance.InstanceId!),
       addresses: awsNodeAddresses(instance, { nodeIPFamilies: this.nodeIPFamilies }),
     };
+    this.podCIDRs(instance, meta);
     if (instance.InstanceType) meta.instanceType = instance.InstanceType;
     if (zone) meta.zone = zone;
     if (this.region) meta.region = this.region;

@@ -7,7 +7,7 @@ import { interner } from '../../src/util/intern.js';
 import { z } from 'zod';
 import type { InstanceMetadata } from '../types.js';
 import { NODE_ADDRESS_TYPES, type NodeAddress, type NodeAddressType } from '../../src/model/node-address.js';
-import { canonicalCIDR, canonicalIP } from './ip.js';
+import { canonicalCIDR, canonicalIP } from '../ip.js';
 
 export interface StaticNode extends InstanceMetadata {
   /** Reported by instancesShutdown. */

@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { USAGE_EXIT_CODE, UsageError } from './exit-codes.js';
 import { registerCommands } from './commands/index.js';
+import { nearest } from './suggest.js';
 
 export function buildProgram(): Command {
   const program = new Command('node-address-ccm')
@@ -14,9 +15,23 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * A first word that names no command is a slip, not an argument of the default command `run`
+ * (which takes none): say so in one line, with the nearest command.
+ */
+export function checkCommandWord(program: Command, argv: readonly string[]): void {
+  const word = argv[2];
+  if (word === undefined || word.startsWith('-')) return;
+  const names = program.commands.flatMap((c) => [c.name(), ...c.aliases()]);
+  if (names.includes(word) || word === 'help') return;
+  const guess = nearest(word, program.commands.map((c) => c.name()));
+  throw new UsageError(`unknown command ${JSON.stringify(word)}${guess !== undefined ? ` (did you mean ${guess}?)` : ''}; the commands are ${program.commands.map((c) => c.name()).join(', ')} (node-address-ccm --help)`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
   try {
+    checkCommandWord(program, argv);
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {

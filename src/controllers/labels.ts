@@ -5,22 +5,12 @@ import {
   LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA, LABEL_REGION, LABEL_REGION_BETA, LABEL_ZONE, LABEL_ZONE_BETA,
   type NodeObject,
 } from '../model/node.js';
+import { isReservedLabelKey } from '../model/label-keys.js';
 
-/**
- * Cloud labels never applied: keys in the kubernetes.io / k8s.io namespaces or their subdomains.
- * This is the cloud node controller's rule since kubernetes#126772 (fixing #126453):
- * `(^|\.)(kubernetes|k8s)\.io/` found anywhere in the key. Kubernetes 1.31 and earlier used
- * `(kubernetes|k8s).io/` (any character for the dot, no anchor), which also dropped look-alikes
- * such as `examplek8s.io/a`, `k8s-io/b` or `mykubernetes.io/f` (README, deliberate deviations).
- */
-const RESERVED_KEY = /(^|\.)(kubernetes|k8s)\.io\//;
+export { isReservedLabelKey };
 
 const NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-export function isReservedLabelKey(key: string): boolean {
-  return RESERVED_KEY.test(key);
-}
 
 /** Why `key` is not a valid label key, or undefined when it is. */
 export function labelKeyProblem(key: string): string | undefined {

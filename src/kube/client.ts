@@ -4,18 +4,20 @@
 // and a streaming watch. (client-node 1.4.0's generated APIs take no per-call signal or timeout.)
 import http from 'node:http';
 import https from 'node:https';
-import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { setMaxListeners } from 'node:events';
 import { KubeConfig } from '@kubernetes/client-node';
 import { FencedError, TransportError, apiErrorFromResponse, type TransportErrorKind } from './errors.js';
 import { resourcePath, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from './types.js';
 import { sleep } from '../util/sleep.js';
+import { fileArgumentError, readFileArgument } from '../util/file-argument.js';
 import { linkSignals } from '../util/abort.js';
 import type { TokenBucket } from './token-bucket.js';
 import { nextPageLimit } from './page-size.js';
 import { requestPath } from './request-path.js';
 
 function checkConfig(kc: KubeConfig, source: string): KubeConfig {
+  if (kc.getClusters().length === 0) throw new Error(`${source}: it names no cluster; expected a kubeconfig with clusters, contexts and users`);
   const cluster = kc.getCurrentCluster();
   if (!cluster) {
     throw new Error(`${source}: no cluster for current-context ${JSON.stringify(kc.getCurrentContext() ?? '')}`);
@@ -32,14 +34,19 @@ function checkConfig(kc: KubeConfig, source: string): KubeConfig {
   return kc;
 }
 
+const KUBECONFIG_EXPECTED = 'a kubeconfig (clusters, contexts and users, as kubectl config view --raw prints it)';
+
 /** Reads a kubeconfig file (relative certificate paths resolve against its directory). */
 export function kubeConfigFromFile(path: string): KubeConfig {
-  if (!existsSync(path)) throw new Error(`--kubeconfig: file not found: ${path}`);
+  const text = readFileArgument('--kubeconfig', path, { expected: KUBECONFIG_EXPECTED });
   const kc = new KubeConfig();
   try {
-    kc.loadFromFile(path);
+    kc.loadFromString(text);
+    kc.makePathsAbsolute(dirname(path));
   } catch (err) {
-    throw new Error(`--kubeconfig: cannot parse ${path}: ${(err as Error).message}`, { cause: err });
+    // A YAML scalar or list reaches client-node's field reads as a TypeError: say what the file is not.
+    const problem = err instanceof TypeError ? `not ${KUBECONFIG_EXPECTED}` : `cannot parse: ${(err as Error).message.split('\n')[0]}`;
+    throw fileArgumentError('--kubeconfig', path, problem, err);
   }
   return checkConfig(kc, `--kubeconfig ${path}`);
 }

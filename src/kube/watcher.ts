@@ -90,6 +90,7 @@ export class Watcher<T extends KubeObject> {
   #resolveSynced!: () => void;
   #rejectSynced!: (err: Error) => void;
   #relistWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+  #versionWaiters: Array<{ target: bigint; done: (ok: boolean) => void }> = [];
   /** Resolves after the first successful list; rejects if stopped before. */
   readonly synced: Promise<void>;
 
@@ -133,6 +134,7 @@ export class Watcher<T extends KubeObject> {
     this.#wake();
     if (!this.#synced) this.#rejectSynced(new WatcherStoppedError(`watcher ${this.#opts.resource.plural}: stopped before first sync`));
     for (const w of this.#relistWaiters.splice(0)) w.reject(new WatcherStoppedError('watcher stopped'));
+    for (const w of [...this.#versionWaiters]) w.done(false);
     await this.#loop;
   }
 
@@ -165,6 +167,43 @@ export class Watcher<T extends KubeObject> {
   /** The resourceVersion the cache is current to. */
   get resourceVersion(): string {
     return this.#resourceVersion;
+  }
+
+  /**
+   * Resolves true once the cache is current to `rv` or later (through events, bookmarks or a
+   * list), false when `timeoutMs` passes first, `signal` aborts, the watcher stops, or the two
+   * versions are not both integers. resourceVersions are opaque to clients; kube-apiserver's are
+   * etcd revisions, and where that reading fails the caller lists instead, so a wrong reading can
+   * only cost a LIST, never a stale decision.
+   */
+  waitForResourceVersion(rv: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    const target = revision(rv);
+    if (target === undefined || this.#stopped || signal?.aborted) return Promise.resolve(false);
+    if (this.#currentTo(target)) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const done = (ok: boolean): void => {
+        timer.cancel();
+        signal?.removeEventListener('abort', onAbort);
+        this.#versionWaiters = this.#versionWaiters.filter((w) => w !== waiter);
+        resolve(ok);
+      };
+      const waiter = { target, done };
+      const onAbort = (): void => done(false);
+      const timer = this.#clock.setTimer(() => done(false), timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#versionWaiters.push(waiter);
+    });
+  }
+
+  #currentTo(target: bigint): boolean {
+    const now = revision(this.#resourceVersion);
+    return now !== undefined && now >= target;
+  }
+
+  /** The cache's version moved: wake whoever waits for it. */
+  #advanced(): void {
+    if (this.#versionWaiters.length === 0) return;
+    for (const w of [...this.#versionWaiters]) if (this.#currentTo(w.target)) w.done(true);
   }
 
   /**
@@ -287,6 +326,7 @@ export class Watcher<T extends KubeObject> {
       else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.#events.emit('update', obj, old);
     }
     this.#resourceVersion = result.resourceVersion;
+    this.#advanced();
     this.#failure = undefined;
     // After repeated 410s the backoff keeps growing until a watch delivers something again.
     if (this.#goneStreak === 0) this.#backoff.reset();
@@ -351,6 +391,7 @@ export class Watcher<T extends KubeObject> {
         this.#resourceVersion = obj.metadata.resourceVersion ?? this.#resourceVersion;
         if (old) this.#events.emit('update', obj, old);
         else this.#events.emit('add', obj);
+        this.#advanced();
         return;
       }
       case 'DELETED': {
@@ -358,10 +399,12 @@ export class Watcher<T extends KubeObject> {
         this.#cache.delete(key);
         this.#resourceVersion = obj.metadata.resourceVersion ?? this.#resourceVersion;
         this.#events.emit('delete', obj, { finalStateUnknown: false });
+        this.#advanced();
         return;
       }
       case 'BOOKMARK':
         this.#resourceVersion = obj.metadata?.resourceVersion ?? this.#resourceVersion;
+        this.#advanced();
         return;
       case 'ERROR': {
         const status = obj as unknown as Status;
@@ -378,4 +421,9 @@ export class Watcher<T extends KubeObject> {
         this.#log.warn({ type }, 'ignoring unknown watch event type');
     }
   }
+}
+
+/** A resourceVersion read as an etcd revision; undefined when it is not a plain integer. */
+function revision(rv: string): bigint | undefined {
+  return /^[0-9]{1,30}$/.test(rv) ? BigInt(rv) : undefined;
 }

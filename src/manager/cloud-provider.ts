@@ -14,8 +14,14 @@ export async function loadCloudProvider(options: RunOptions, logger: Logger): Pr
   if (!needsCloudProvider(options)) return undefined;
   // Loaded on demand: the adapters pull in cloud SDKs that a given process may never need.
   const { createProvider } = await import('../../providers/index.js');
+  const log = logger.child({ provider: options.cloudProvider });
+  if (options.cloudProviderModule !== undefined) {
+    // Imported only when named: a process without the flag loads none of it.
+    const { loadProviderModule } = await import('../../providers/module/load.js');
+    await loadProviderModule(options.cloudProviderModule, options.cloudProvider as string, log);
+  }
   return createProvider(options.cloudProvider as string, {
     ...(options.cloudConfig !== undefined ? { cloudConfig: options.cloudConfig } : {}),
-    logger: logger.child({ provider: options.cloudProvider }),
+    logger: log,
   });
 }

@@ -24,6 +24,7 @@ import { auditNode } from '../audit/objects.js';
 import type { FlagsPool } from '../ipam/flags.js';
 import { parseCIDRList } from '../ipam/cidr.js';
 import { checkFlagValues } from './flag-values.js';
+import type { AddressExclusion } from '../nodeip/exclude.js';
 import { loadCloudProvider } from './cloud-provider.js';
 import { KubeClient, loadKubeConfig } from '../kube/client.js';
 import { LeaderElector } from '../kube/leader.js';
@@ -53,6 +54,23 @@ const EVENT_FLUSH_MS = 2000;
  * more than 2 s.
  */
 const CLOUD_BATCH_GATHER_MS = 250;
+/** Below this many nodes a second LIST costs less than waiting for the watch (≤ 10 pages). */
+const CATCH_UP_MIN_NODES = 5_000;
+/**
+ * How long the watch may take to reach the quorum read before the nodes are listed instead. A
+ * watch of thousands of nodes moves every second (status updates); an idle one waits for a
+ * bookmark. At 100,000 nodes a LIST takes longer than this.
+ */
+const CATCH_UP_TIMEOUT_MS = 5_000;
+
+/**
+ * NODE_ADDRESS_CCM_CATCH_UP_MIN_NODES: for the chaos test and benchmarks, which run real
+ * processes on small clusters and must take the catch-up path too. Not an operator setting.
+ */
+function catchUpMinNodesFromEnv(): number | undefined {
+  const v = process.env.NODE_ADDRESS_CCM_CATCH_UP_MIN_NODES;
+  return v !== undefined && /^[0-9]+$/.test(v) ? Number(v) : undefined;
+}
 const CLOUD_BATCH_GATHER_MAX_MS = 2000;
 
 export interface ManagerDeps {
@@ -67,6 +85,8 @@ export interface ManagerDeps {
   registry?: Registry;
   /** Node watch staleness limit (default 90 s: well above the API server's bookmark interval). */
   watchStaleAfterMs?: number;
+  /** Node count from which a takeover catches the cache up to a quorum read instead of listing (default 5,000). */
+  catchUpMinNodes?: number;
   /** User-Agent of API requests. */
   userAgent?: string;
   /** Period of the node IPAM audit (findings gauge and conflict events; default 60 s). */
@@ -103,6 +123,7 @@ export class ControllerManager {
   readonly #deps: ManagerDeps;
   readonly #log: Logger;
   readonly #allowDualStack: boolean;
+  readonly #excludeAddresses: AddressExclusion | undefined;
   #provider: CloudProvider | undefined;
   #elector: LeaderElector | undefined;
   #cloudNode: CloudNodeController | undefined;
@@ -140,6 +161,8 @@ export class ControllerManager {
     this.#log = deps.logger ?? silentLogger;
     for (const w of checked.gateWarnings) this.#log.warn({ featureGates: checked.gates.toString() }, w);
     this.#allowDualStack = checked.gates.enabled('CloudDualStackNodeIPs');
+    this.#excludeAddresses = checked.excludeAddresses;
+    if (checked.excludeAddresses) this.#log.info({ excluded: checked.excludeAddresses.cidrs }, 'cloud addresses inside --node-address-exclude-cidrs are never node addresses');
     this.identity = deps.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
     this.registry = deps.registry ?? ((): Registry => {
       const r = new Registry();
@@ -308,6 +331,33 @@ export class ControllerManager {
     }
   }
 
+  /**
+   * Before node IPAM's first allocation the node cache must hold every write made before this
+   * term began (a previous leader's blocks above all). Without leader election the cache's own
+   * LIST was that read. A small cache is simply listed again. A large one (a second LIST at 100,000
+   * nodes costs seconds) is instead brought up to a quorum read: a LIST of one node gives the
+   * store's current resourceVersion, and the watch's events or bookmarks must reach it; when they
+   * do not in time, or the versions cannot be compared, it is listed again after all.
+   */
+  async #nodeCacheCurrent(client: KubeClient, signal?: AbortSignal): Promise<void> {
+    if (!this.#o.leaderElection.enabled) return;
+    if (this.watcher.size() < (this.#deps.catchUpMinNodes ?? catchUpMinNodesFromEnv() ?? CATCH_UP_MIN_NODES)) return this.watcher.relist('starting node IPAM', signal);
+    const started = Date.now();
+    let rv = '';
+    try {
+      rv = (await client.list(NODES, { limit: 1, ...(signal ? { signal } : {}) })).metadata?.resourceVersion ?? '';
+    } catch (err) {
+      signal?.throwIfAborted();
+      this.#log.info({ err }, 'node IPAM: the quorum read failed; listing the nodes again instead');
+    }
+    if (rv !== '' && await this.watcher.waitForResourceVersion(rv, CATCH_UP_TIMEOUT_MS, signal)) {
+      this.#log.info({ resourceVersion: rv, cacheResourceVersion: this.watcher.resourceVersion, ms: Date.now() - started }, 'node IPAM: the node cache is current to a quorum read taken after the lease; no second LIST');
+      return;
+    }
+    signal?.throwIfAborted();
+    return this.watcher.relist('starting node IPAM (the cache did not reach the quorum read in time)', signal);
+  }
+
   async #startControllers(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
     // Waits all over the term listen on its signal at once; more than 10 is expected, not a leak.
@@ -328,9 +378,9 @@ export class ControllerManager {
         nodes, writer, events, sources,
         objectEvents: (ref, type, reason, message) => events.recorder.event({ ...ref, uid: ref.uid ?? ref.name }, type, reason, message),
         // With leader election the elector already waited one write timeout before starting us
-        // (its takeover delay); the IPAM loop still re-lists before it allocates.
+        // (its takeover delay); the IPAM loop still brings the node cache current before it allocates.
         fenceMs: 0,
-        relist: (relistSignal) => this.watcher.relist('starting node IPAM', relistSignal),
+        relist: (relistSignal) => this.#nodeCacheCurrent(client, relistSignal),
         workers: this.#o.concurrentNodeSyncs,
         registry: this.registry,
         logger: this.#log,
@@ -343,6 +393,7 @@ export class ControllerManager {
           patchStatus: (name: string, patch: unknown) => client.patch(NODES, name, patch, 'strategic', { subresource: 'status' }),
           gatherMs: CLOUD_BATCH_GATHER_MS,
           gatherMaxMs: CLOUD_BATCH_GATHER_MAX_MS,
+          identity: this.identity,
         })
         // While the cloud node controller runs, it claims a tainted node's blocks in its own write.
         : new RangeAllocator({ ...common, leaveTaintedNodes: this.#o.controllers.has('cloud-node') && mode !== 'CloudAllocator' });
@@ -384,6 +435,7 @@ export class ControllerManager {
         nodes, writer, events, provider: this.#provider,
         ...(this.#ipam instanceof RangeAllocator ? { claims: this.#ipam } : {}),
         allowDualStack: this.#allowDualStack,
+        ...(this.#excludeAddresses ? { excludeAddresses: this.#excludeAddresses } : {}),
         workers: this.#o.concurrentNodeSyncs,
         gatherMs: CLOUD_BATCH_GATHER_MS,
         gatherMaxMs: CLOUD_BATCH_GATHER_MAX_MS,

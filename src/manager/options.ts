@@ -106,8 +106,10 @@ export function resolveControllers(value: string): Set<ControllerName> {
 export interface RawRunFlags {
   kubeconfig?: string;
   cloudProvider?: string;
+  cloudProviderModule?: string;
   cloudConfig?: string;
   featureGates?: string;
+  nodeAddressExcludeCidrs?: string;
   controllers?: string;
   nodeStatusUpdateFrequency?: string;
   nodeMonitorPeriod?: string;
@@ -162,8 +164,12 @@ export interface NodeIPAMFlags {
 export interface RunOptions {
   kubeconfig?: string;
   cloudProvider?: string;
+  /** --cloud-provider-module: a file path or package name whose default export defines the provider --cloud-provider names. */
+  cloudProviderModule?: string;
   cloudConfig?: string;
   featureGates: string;
+  /** --node-address-exclude-cidrs as given ('' = none); parsed by checkFlagValues. */
+  nodeAddressExcludeCIDRs: string;
   controllers: Set<ControllerName>;
   nodeStatusUpdateFrequencyMs: number;
   /** --node-monitor-period: the cloud-node-lifecycle pass interval. */
@@ -341,6 +347,7 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
 
   const options: RunOptions = {
     featureGates: raw.featureGates ?? '',
+    nodeAddressExcludeCIDRs: raw.nodeAddressExcludeCidrs ?? '',
     controllers,
     nodeStatusUpdateFrequencyMs,
     nodeMonitorPeriodMs,
@@ -362,6 +369,11 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
   }
   if (raw.cloudProvider !== undefined && raw.cloudProvider !== '') options.cloudProvider = raw.cloudProvider;
   if (raw.cloudConfig !== undefined && raw.cloudConfig !== '') options.cloudConfig = raw.cloudConfig;
+  if (raw.cloudProviderModule !== undefined) {
+    if (raw.cloudProviderModule.trim() === '') fail('--cloud-provider-module: must not be empty');
+    if (options.cloudProvider === undefined) fail(`--cloud-provider-module ${raw.cloudProviderModule}: needs --cloud-provider NAME, the name the module's provider has`);
+    options.cloudProviderModule = raw.cloudProviderModule;
+  }
   if (controllers.has('cloud-node') && options.cloudProvider === undefined) {
     fail('--cloud-provider: required when the cloud-node controller runs (disable it with --controllers=-cloud-node)');
   }

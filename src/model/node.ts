@@ -50,6 +50,12 @@ export const PROVIDED_NODE_IP_ANNOTATION = 'alpha.kubernetes.io/provided-node-ip
 export const POD_CIDR_POOL_ANNOTATION = 'ipam.node-address-ccm.io/pool';
 /** The pool annotation's value for ranges the cloud provider owns (CloudAllocator). */
 export const CLOUD_POOL = 'cloud';
+/**
+ * CloudAllocator's durable record that it asked the cloud for a node's pod ranges (AWS:
+ * AssignIpv6Addresses), written with a resourceVersion-guarded PATCH before the call, so that no
+ * process, this one after a restart or a new leader, ever asks twice.
+ */
+export const CLOUD_RANGE_REQUEST_ANNOTATION = 'ipam.node-address-ccm.io/cloud-range-request';
 
 export const LABEL_INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
 export const LABEL_INSTANCE_TYPE_BETA = 'beta.kubernetes.io/instance-type';

@@ -84,7 +84,7 @@ export function explainNodeAddresses(
       const which = nodeIPs.length > 1 ? ` (${ORDINALS[position]} in the annotation)` : '';
       addresses.push({ type: a.type, address: a.address, cloudIndex, code: 'matched-node-ip', nodeIP, reason: `matches node IP ${nodeIP}${which}` });
     });
-    if (!matched) throw new NodeIPError(`failed to get node address from cloud provider that matches ip: ${nodeIP}`);
+    if (!matched) throw new NodeIPError(`failed to get node address from cloud provider that matches ip: ${nodeIP}`, nodeIP);
   });
 
   const dropped: DroppedAddress[] = [];

@@ -12,4 +12,5 @@ export {
   type KeptReasonCode,
   type NodeAddressExplanation,
 } from './addresses.js';
-export { decideNodeAddresses, type NodeAddressDecision, type NodeAddressInputs, type NodeAddressPhase } from './decide.js';
+export { decideNodeAddresses, type FamilyHint, type NodeAddressDecision, type NodeAddressInputs, type NodeAddressPhase } from './decide.js';
+export { AddressExclusion, type ExcludedAddress } from './exclude.js';

@@ -20,6 +20,8 @@ export interface SelfSignedOptions {
   /** Validity from now (default 365 days; one hour of back-dating absorbs clock skew). */
   validDays?: number;
   now?: Date;
+  /** What the key may authenticate (default: a server); a client certificate for mutual TLS says client. */
+  usage?: 'server' | 'client';
 }
 
 const ECDSA_WITH_SHA256 = '1.2.840.10045.4.3.2';
@@ -29,6 +31,7 @@ const BASIC_CONSTRAINTS = '2.5.29.19';
 const KEY_USAGE = '2.5.29.15';
 const EXT_KEY_USAGE = '2.5.29.37';
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
+const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 
 function extension(id: string, critical: boolean, value: Buffer): Buffer {
   return sequence(oid(id), ...(critical ? [boolean(true)] : []), octetString(value));
@@ -61,7 +64,7 @@ export function selfSignedCertificate(options: SelfSignedOptions): CertificateAn
     extension(BASIC_CONSTRAINTS, true, sequence(boolean(true))),
     // digitalSignature (bit 0) and keyCertSign (bit 5): 0b1000_0100, 2 unused bits.
     extension(KEY_USAGE, true, Buffer.from([0x03, 0x02, 0x02, 0x84])),
-    extension(EXT_KEY_USAGE, false, sequence(oid(SERVER_AUTH))),
+    extension(EXT_KEY_USAGE, false, sequence(oid(options.usage === 'client' ? CLIENT_AUTH : SERVER_AUTH))),
     extension(SUBJECT_ALT_NAME, false, sequence(...[...new Set(options.hosts)].map(generalName))),
   );
   const tbs = sequence(

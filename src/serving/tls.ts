@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { X509Certificate } from 'node:crypto';
 import { privateKeyOf, selfSignedCertificate, type CertificateAndKey } from './certificate.js';
+import { fileArgumentError, readProblem } from '../util/file-argument.js';
 
 export interface ServingCertificate extends CertificateAndKey {
   selfSigned: boolean;
@@ -20,7 +21,8 @@ async function readPem(flag: string, file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (err) {
-    throw new Error(`${flag} ${file}: cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    // Files are re-read on a rotation too, after the start-up check: the same words as that check.
+    throw fileArgumentError(flag, file, readProblem(err as NodeJS.ErrnoException), err);
   }
 }
 

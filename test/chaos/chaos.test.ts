@@ -21,6 +21,8 @@ describe.each(SEEDS)('chaos, seed %i', (seed) => {
     expect(f.freezes).toBeGreaterThan(0);
     expect(f.blackouts).toBeGreaterThan(0);
     expect(f.writes).toBeGreaterThan(0);
+    // Even replicas take over from their warm cache (caught up to a quorum read), odd ones by listing.
+    expect(f.caughtUpTakeovers).toBeGreaterThan(0);
     expect(result.nodeProblems, `nodes after the faults:\n${result.logs()}`).toEqual([]);
     expect(result.leaseProblems, `one Lease holder:\n${result.logs()}`).toEqual([]);
     expect(f.convergeMs).toBeDefined();

@@ -59,7 +59,7 @@ describe('node-address-ccm audit', () => {
   it.each([
     [['audit', '--output', 'yaml'], /--output: "yaml" is not text or json/],
     [['audit', '--cluster-cidr', '10.0.0.0/33'], /--cluster-cidr: invalid CIDR "10\.0\.0\.0\/33"/],
-    [['audit', '--kubeconfig', '/nonexistent/kubeconfig'], /--kubeconfig: file not found/],
+    [['audit', '--kubeconfig', '/nonexistent/kubeconfig'], /^error: --kubeconfig \/nonexistent\/kubeconfig: cannot read: no such file\n$/],
   ])('bad flags exit 2: %j', async (args, message) => {
     const r = await runCli(args);
     expect(r.stderr).toMatch(message);

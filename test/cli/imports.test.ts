@@ -42,8 +42,10 @@ describe('run --cloud-provider static against the API double', () => {
     // The hook saw the process at work (the Kubernetes client, the static adapter) ...
     expect(log.packagesLoaded(['@kubernetes/client-node'])).toEqual(['@kubernetes/client-node']);
     expect(adaptersLoaded()).toEqual(['static']);
-    // ... and no cloud SDK.
+    // ... and no cloud SDK, nor what only --cloud-provider-module or the webhook loads.
     expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual([]);
+    expect(log.packagesLoaded(['ajv'])).toEqual([]);
+    expect(log.read().filter((u) => /\/dist\/providers\/(answers|checked-provider)\.js$/.test(u))).toEqual([]);
   });
 });
 
@@ -155,6 +157,15 @@ describe('the registry loads one adapter and its SDK on demand', () => {
     expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual([]);
   });
 
+  it('webhook: its adapter and ajv, no cloud SDK', async () => {
+    const conf = path.join(dir, 'webhook.yaml');
+    await writeFile(conf, 'url: https://127.0.0.1:9/v1/instances\n');
+    expect((await createInChild('webhook', { cloudConfig: conf })).out).toBe('built webhook');
+    expect(adaptersLoaded()).toEqual(['webhook']);
+    expect(log.packagesLoaded(['ajv'])).toEqual(['ajv']);
+    expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual([]);
+  });
+
   it('fake: its adapter only, no cloud SDK', async () => {
     expect((await createInChild('fake', {})).out).toBe('built fake');
     expect(adaptersLoaded()).toEqual(['fake']);
@@ -163,7 +174,7 @@ describe('the registry loads one adapter and its SDK on demand', () => {
 
   it('an unknown name fails with the known ones and loads no adapter', async () => {
     const r = await createInChild('nope', {});
-    expect(r.out).toBe('error --cloud-provider: unknown provider "nope" (known: aws, azure, fake, gce, kind, static)');
+    expect(r.out).toBe('error --cloud-provider: unknown provider "nope" (known: aws, azure, fake, gce, kind, static, webhook)');
     expect(adaptersLoaded()).toEqual([]);
     expect(log.packagesLoaded(CLOUD_SDK_PACKAGES)).toEqual([]);
   });

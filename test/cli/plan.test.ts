@@ -166,7 +166,7 @@ describe('node-address-ccm plan', () => {
     [['--cluster-cidr', '10.0.0.0/8', '-o', 'yaml'], '--output "yaml": expected table or json'],
     [['--cluster-cidr', 'fd00::/48', '--node-cidr-mask-size-ipv4', '24'], '--node-cidr-mask-size-ipv4: 24 cannot apply to a single-stack IPv6 cluster'],
     [[], 'no pools: give --clustercidrs-file, --cluster-cidr, or both'],
-    [['--clustercidrs-file', '/nonexistent/pools.yaml'], '--clustercidrs-file /nonexistent/pools.yaml: ENOENT'],
+    [['--clustercidrs-file', '/nonexistent/pools.yaml'], '--clustercidrs-file /nonexistent/pools.yaml: cannot read: no such file'],
   ])('usage error %j', async (args, msg) => {
     const r = await runCli(['plan', '--nodes-file', file('n.yaml', NODES), ...args]);
     expect(r.code).toBe(2);

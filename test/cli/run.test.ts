@@ -42,7 +42,7 @@ describe('node-address-ccm run: a bad provider flag exits 2 before anything star
   it.each([
     [['--cloud-provider', 'nope'], /--cloud-provider: unknown provider "nope"/],
     // Named before any kubeconfig is read or any connection tried: the flag slip is what to fix.
-    [['--cloud-provider', 'nope', '--kubeconfig', '/nonexistent/kubeconfig'], /^error: --cloud-provider: unknown provider "nope" \(known: aws, azure, fake, gce, kind, static\)\n$/],
+    [['--cloud-provider', 'nope', '--kubeconfig', '/nonexistent/kubeconfig'], /^error: --cloud-provider: unknown provider "nope" \(known: aws, azure, fake, gce, kind, static, webhook\)\n$/],
     [['--cloud-provider', 'fake', '--feature-gates', 'Nope=true', '--kubeconfig', '/nonexistent/kubeconfig'], /^error: --feature-gates: unrecognized feature gate "Nope"/],
     [['--cloud-provider', 'static', '--cloud-config', '/nonexistent/cloud.yaml', '--kubeconfig', '/nonexistent/kubeconfig'], /^error: --cloud-config \/nonexistent\/cloud.yaml: cannot read: no such file\n$/],
     [['--cloud-provider', 'static'], /--cloud-config: required by --cloud-provider static/],

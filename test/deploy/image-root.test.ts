@@ -66,7 +66,7 @@ describe('the image root', () => {
 
   it('run --help lists every provider', async () => {
     const { stdout } = await run(process.execPath, [path.join(image, 'lib/main.js'), 'run', '--help']);
-    expect(stdout).toMatch(/--cloud-provider <name>\s+cloud provider \(aws, azure, fake, gce, kind, static\)/);
+    expect(stdout).toMatch(/--cloud-provider <name>\s+cloud provider \(aws, azure, fake, gce, kind, static, webhook\)/);
   });
 
   it('run --cloud-provider static initialises a node against the API double', async () => {

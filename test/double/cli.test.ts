@@ -96,7 +96,7 @@ describe('node-address-ccm apiserver', () => {
   });
 
   it.each([
-    [['--faults', '/nonexistent/faults.yaml'], /--faults \/nonexistent\/faults\.yaml: ENOENT/],
+    [['--faults', '/nonexistent/faults.yaml'], /--faults \/nonexistent\/faults\.yaml: cannot read: a parent of the path is not a directory|--faults \/nonexistent\/faults\.yaml: cannot read: no such file/],
     [['--faults', 'BAD_STATUS'], /--faults .*bad-status\.yaml: rules\[1\]\.status: must be one of 409, 429, 500, 503, 504, got 418/],
     [['--faults', 'BAD_MODE'], /--faults .*bad-mode\.json: blackout\.mode: must be one of reset, hang, got "off"/],
     [['--fault-seed', '-3'], /--fault-seed "-3": expected an integer/],
@@ -118,7 +118,7 @@ describe('node-address-ccm apiserver', () => {
   it.each([
     [['--port', 'abc'], /--port "abc": expected an integer in 0\.\.65535/],
     [['--port', '70000'], /--port "70000"/],
-    [['--rbac', '/nonexistent-rbac-dir'], /--rbac \/nonexistent-rbac-dir: rbac: cannot read folder/],
+    [['--rbac', '/nonexistent-rbac-dir'], /--rbac \/nonexistent-rbac-dir: cannot read: no such folder/],
     [['--user', 'nocolon'], /--user "nocolon": expected NAME:TOKEN/],
     [['--history-size', '0'], /--history-size "0"/],
   ])('exits 2 on %j', async (args, message) => {

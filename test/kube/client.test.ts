@@ -27,14 +27,15 @@ const node = (name: string, resourceVersion = '1') => makeNode({ name, resourceV
 describe('kubeconfig loading', () => {
   it.each([
     ['not yaml: [', 'cannot parse'],
-    ['apiVersion: v1\nclusters: []\ncontexts: []\nusers: []\ncurrent-context: nope\n', 'no cluster for current-context "nope"'],
+    ['apiVersion: v1\nclusters: []\ncontexts: []\nusers: []\ncurrent-context: nope\n', 'it names no cluster'],
+    [kubeconfigFor('http://127.0.0.1:1').replace(/current-context: .*/, 'current-context: nope'), 'no cluster for current-context "nope"'],
     [kubeconfigFor('ftp://x'), 'server must be http(s)'],
   ])('rejects %j', (text, message) => {
     expect(() => kubeConfigFromString(text)).toThrow(message);
   });
 
   it('names a missing file', () => {
-    expect(() => kubeConfigFromFile('/nonexistent/kubeconfig')).toThrow('--kubeconfig: file not found: /nonexistent/kubeconfig');
+    expect(() => kubeConfigFromFile('/nonexistent/kubeconfig')).toThrow('--kubeconfig /nonexistent/kubeconfig: cannot read: no such file');
   });
 });
 

@@ -116,4 +116,40 @@ describe('Watcher against the API server double', () => {
     await eventually(() => w.get('b') !== undefined, { timeoutMs: 8000, what: 'event after restart' });
     expect(w.connectionProblem()).toBeUndefined();
   });
+
+  it('waitForResourceVersion: true once a bookmark passes a quorum read made after writes to other resources; false when it cannot tell', async () => {
+    const { api, client, w } = await setup({ bookmarkIntervalMs: 100 });
+    api.store.create('nodes', nodeObj('a'));
+    w.start();
+    await w.synced;
+    // Writes elsewhere move the store's version past every node event: only a bookmark carries the watch there.
+    for (let i = 0; i < 3; i++) api.store.create('configmaps', { metadata: { name: `cm${i}` }, data: {} }, 'default');
+    const quorum = (await client.list(NODES, { limit: 1 })).metadata?.resourceVersion ?? '';
+    expect(BigInt(quorum)).toBeGreaterThan(BigInt(w.resourceVersion));
+    expect(await w.waitForResourceVersion(quorum, 5000)).toBe(true);
+    expect(BigInt(w.resourceVersion)).toBeGreaterThanOrEqual(BigInt(quorum));
+    // Already there: at once. Not comparable, aborted or out of time: false (the caller lists instead).
+    expect(await w.waitForResourceVersion(quorum, 0)).toBe(true);
+    expect(await w.waitForResourceVersion('opaque-v1', 5000)).toBe(false);
+    const ahead = String(BigInt(quorum) + 1000n);
+    expect(await w.waitForResourceVersion(ahead, 200)).toBe(false);
+    const aborted = new AbortController();
+    const waiting = w.waitForResourceVersion(ahead, 60_000, aborted.signal);
+    aborted.abort();
+    expect(await waiting).toBe(false);
+  });
+
+  it('waitForResourceVersion: a held-back watch never reads as current', async () => {
+    const { api, client, w } = await setup({ bookmarkIntervalMs: 50 });
+    w.start();
+    await w.synced;
+    api.pauseWatches();
+    api.store.create('nodes', nodeObj('late'));
+    const quorum = (await client.list(NODES, { limit: 1 })).metadata?.resourceVersion ?? '';
+    expect(await w.waitForResourceVersion(quorum, 300)).toBe(false);
+    expect(w.get('late')).toBeUndefined();
+    api.resumeWatches();
+    expect(await w.waitForResourceVersion(quorum, 5000)).toBe(true);
+    expect(w.list().some((n) => n.metadata.name === 'late')).toBe(true);
+  });
 });

@@ -65,3 +65,17 @@ export async function kubectlOk(kubeconfig: string | undefined, args: string[], 
   if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}:\n${r.stderr}${r.stdout}`);
   return r.stdout;
 }
+
+/**
+ * kubectlOk bound to a kubeconfig that is known only once the suite started, whose failures also
+ * show the controller manager's last output lines (what the controller did is usually the question).
+ */
+export function kubectlWithController(kubeconfig: () => string, controllerTail: () => string): (...args: string[]) => Promise<string> {
+  return async (...args) => {
+    try {
+      return await kubectlOk(kubeconfig(), args);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\ncontroller manager output (tail):\n${controllerTail()}`, { cause: err });
+    }
+  };
+}

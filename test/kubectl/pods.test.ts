@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import { startDoubleTarget, type DoubleTarget } from '../kit/double.js';
 import type { CliProcess } from '../kit/processes.js';
-import { describeKubectl, kubectl, kubectlOk } from './kubectl.js';
+import { describeKubectl, kubectl, kubectlWithController } from './kubectl.js';
 
 const TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
 const NODE = 'kc-describe';
@@ -31,13 +31,7 @@ describeKubectl('kubectl describe node, get pods and drain against the double', 
   let target: DoubleTarget;
   let ccm: CliProcess;
   let kc: string;
-  const k = async (...args: string[]): Promise<string> => {
-    try {
-      return await kubectlOk(kc, args);
-    } catch (err) {
-      throw new Error(`${(err as Error).message}\ncontroller manager output (tail):\n${ccm.tail(30)}`, { cause: err });
-    }
-  };
+  const k = kubectlWithController(() => kc, () => ccm.tail(30));
   const apply = (name: string, objects: unknown[]): Promise<string> => {
     const file = path.join(target.dir, `${name}.yaml`);
     writeFileSync(file, objects.map((o) => toYaml(o)).join('---\n'));

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import { startDoubleTarget, type DoubleTarget, type StaticNodeEntry } from '../kit/double.js';
 import type { CliProcess } from '../kit/processes.js';
-import { describeKubectl, kubectl, kubectlOk } from './kubectl.js';
+import { describeKubectl, kubectl, kubectlWithController } from './kubectl.js';
 
 const TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
 const ANNOTATION = 'alpha.kubernetes.io/provided-node-ip';
@@ -41,13 +41,7 @@ describeKubectl('kubectl against the double and the running controller manager',
   let dir: string;
   let kc: string;
   /** kubectl as the admin; failures show the controller's last output too. */
-  const k = async (...args: string[]): Promise<string> => {
-    try {
-      return await kubectlOk(kc, args);
-    } catch (err) {
-      throw new Error(`${(err as Error).message}\ncontroller manager output (tail):\n${ccm.tail(30)}`, { cause: err });
-    }
-  };
+  const k = kubectlWithController(() => kc, () => ccm.tail(30));
   const file = (name: string, text: string): string => {
     const p = path.join(dir, name);
     writeFileSync(p, text);

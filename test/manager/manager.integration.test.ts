@@ -19,11 +19,11 @@ function cloudFor(n: number): FakeProvider {
   return cloud;
 }
 
-function start(name: string, cloud: FakeProvider, flags: RawRunFlags = {}) {
+function start(name: string, cloud: FakeProvider, flags: RawRunFlags = {}, catchUpMinNodes?: number) {
   const options = resolveRunOptions({
     cloudProvider: 'fake', allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', serviceClusterIpRange: '10.96.0.0/12', ...FAST_LEASE, ...flags,
   });
-  return cluster.runManager(options, { provider: cloud, identity: name, userAgent: `ccm-${name}`, watchStaleAfterMs: 5000 });
+  return cluster.runManager(options, { provider: cloud, identity: name, userAgent: `ccm-${name}`, watchStaleAfterMs: 5000, ...(catchUpMinNodes !== undefined ? { catchUpMinNodes } : {}) });
 }
 
 function nodes(): NodeObject[] {
@@ -58,6 +58,24 @@ describe('ControllerManager', () => {
       expect(m, n.spec?.podCIDRs?.[0]).not.toBeNull();
       expect(Number(m![1])).toBeGreaterThanOrEqual(16);
     }
+  });
+
+  it('a takeover over a large cache lists no nodes again: the watch is caught up to a quorum read, and no block is given twice', async () => {
+    const cloud = cloudFor(12);
+    const a = start('a', cloud, {}, 0);
+    await eventually(() => a.manager.isLeading(), { timeoutMs: 5000, what: 'a leads' });
+    const b = start('b', cloud, {}, 0);
+    for (let i = 0; i < 6; i++) createNode(cluster.api, { name: `n${i}` });
+    await eventually(() => allInitialised(6) && b.manager.watcher.size() === 6, { timeoutMs: 10_000, what: 'first half, seen by b' });
+    const listsBefore = cluster.api.count({ verb: 'list', resource: 'nodes', userAgent: 'ccm-b' });
+    a.abort.abort();
+    expect(await a.done).toBe('cancelled');
+    await eventually(() => b.manager.isLeading() && (b.manager.controllers().ipam?.ready() ?? false), { timeoutMs: 10_000, what: 'b takes over and node IPAM is ready' });
+    // One LIST of one node (the quorum read), no full LIST.
+    expect(cluster.api.count({ verb: 'list', resource: 'nodes', userAgent: 'ccm-b' }) - listsBefore).toBe(1);
+    for (let i = 6; i < 12; i++) createNode(cluster.api, { name: `n${i}` });
+    await eventually(() => allInitialised(12), { timeoutMs: 10_000, what: 'second half' });
+    expectUniquePodCIDRs();
   });
 
   it('two processes: exactly one writes; when it stops, the other takes over without duplicate pod CIDRs', async () => {

@@ -4,7 +4,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readProblem } from '../../providers/cloud-config.js';
+import { readProblem } from '../../src/util/file-argument.js';
 import { createProvider } from '../../providers/index.js';
 import type { ProviderLogger } from '../../providers/types.js';
 

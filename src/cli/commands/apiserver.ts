@@ -1,8 +1,9 @@
 // `node-address-ccm apiserver`: runs the Kubernetes API server double in the foreground, for
 // humans and scripts that need a cluster API without a cluster.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { USAGE_EXIT_CODE, UsageError } from '../exit-codes.js';
+import { checkFolderFlag, checkOutputFlag, readFileFlag } from '../file-flags.js';
 import type { RbacPolicy } from '../../double/rbac.js';
 import type { UserSpec } from '../../double/server.js';
 
@@ -60,6 +61,10 @@ export function register(program: Command): void {
       const seed = intFlag('--fault-seed', opts.faultSeed, 0, 2 ** 32 - 1);
       const users = opts.user.map(parseUserFlag);
       if (opts.adminToken !== undefined && !/^[\x21-\x7e]{1,256}$/.test(opts.adminToken)) throw usage(`--admin-token ${JSON.stringify(opts.adminToken)}: expected 1 to 256 characters, printable ASCII without spaces`);
+      // Files before anything starts: each slip is one line naming the flag.
+      const faultsText = opts.faults === undefined ? undefined : readFileFlag('--faults', opts.faults, 'a fault plan (YAML or JSON: rules, blackout, watchCloses, seed)');
+      if (opts.rbac !== undefined) checkFolderFlag('--rbac', opts.rbac, /\.(ya?ml|json)$/, 'YAML or JSON files (*.yaml, *.yml, *.json) with Roles, ClusterRoles and bindings');
+      if (opts.writeKubeconfig !== undefined) checkOutputFlag('--write-kubeconfig', opts.writeKubeconfig);
       // Imported when the command runs: --help loads no server or logger.
       const [{ createLogger }, { loadRbacDir }, { startApiServerDouble }, { parseFaultPlanText }] = await Promise.all([
         import('../../log.js'), import('../../double/rbac.js'), import('../../double/server.js'), import('../../double/faults.js'),
@@ -67,7 +72,7 @@ export function register(program: Command): void {
       let plan;
       if (opts.faults !== undefined) {
         try {
-          plan = parseFaultPlanText(readFileSync(opts.faults, 'utf8'));
+          plan = parseFaultPlanText(faultsText as string);
         } catch (err) {
           throw usage(`--faults ${opts.faults}: ${err instanceof Error ? err.message : String(err)}`);
         }

@@ -1,13 +1,16 @@
 // What `node-address-ccm explain` does once its flags are parsed: reads the inputs, takes the
 // controller's own address decision, and prints why each cloud address is kept or dropped.
-import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { USAGE_EXIT_CODE, UsageError } from '../exit-codes.js';
+import { readFileFlag } from '../file-flags.js';
+import { AWSInstanceDocumentError, awsInstanceAddresses, awsPodCIDRReport, parseNodeIPFamiliesFlag, readAWSInstance, renderAWSPodCIDRs, type AWSPodCIDRReport } from './explain-aws.js';
 import { FeatureGateError, featureGateWarnings, parseFeatureGates } from '../../featuregates/index.js';
 import { NODE_ADDRESS_TYPES, type NodeAddress, type NodeAddressType } from '../../model/node-address.js';
 import {
-  decideNodeAddresses, goQuote, NodeIPError, nodeStackIPs, parseKubeletNodeIPFlag, PROVIDED_NODE_IP_ANNOTATION, type StackName,
+  AddressExclusion, decideNodeAddresses, goQuote, NodeIPError, nodeStackIPs, parseKubeletNodeIPFlag, PROVIDED_NODE_IP_ANNOTATION,
+  type FamilyHint, type StackName,
 } from '../../nodeip/index.js';
+import { awsFamilyHint } from '../../../providers/aws/addresses.js';
 
 const UNINITIALIZED_TAINT = 'node.cloudprovider.kubernetes.io/uninitialized';
 
@@ -21,7 +24,7 @@ export type ExplainReport =
   | { annotation: string | null; addresses: ExplainedEntry[]; dropped: ExplainedEntry[]; stack: StackName; tainted: false }
   /** The cloud reported no addresses: the taint goes, status.addresses stays as kubelet set it. */
   | { annotation: null; cloudAddresses: 'none'; tainted: false }
-  | { annotation: string | null; error: string; tainted: true };
+  | { annotation: string | null; error: string; hint?: string; tainted: true };
 
 /** Where the annotation came from, for the human-readable header. */
 export type AnnotationSource = { kind: 'none' } | { kind: 'node-ip'; flag: string } | { kind: 'annotation' } | { kind: 'node'; file: string };
@@ -32,7 +35,10 @@ export interface ExplainOptions {
   node?: string;
   address: string[];
   cloudAddresses?: string;
+  awsInstance?: string;
+  nodeIpFamilies?: string;
   featureGates?: string;
+  nodeAddressExcludeCidrs?: string;
   output: 'table' | 'json';
 }
 
@@ -59,13 +65,8 @@ export function parseAddressFlag(value: string): NodeAddress {
   return { type, address };
 }
 
-function readInput(flag: string, file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch (err) {
-    throw usage(`${flag} ${JSON.stringify(file)}: cannot read the file: ${(err as Error).message}`);
-  }
+function readInput(flag: string, file: string, expected: string): unknown {
+  const text = readFileFlag(flag, file, expected);
   try {
     return parseYaml(text);
   } catch (err) {
@@ -117,20 +118,27 @@ export function readNodeDocument(file: string, doc: unknown): { annotation: stri
 export function buildExplainReport(
   annotation: string | undefined,
   cloud: readonly NodeAddress[],
-  options: { allowDualStack: boolean; nodeAddresses?: readonly NodeAddress[] },
+  options: { allowDualStack: boolean; nodeAddresses?: readonly NodeAddress[]; exclude?: AddressExclusion; familyHint?: FamilyHint },
 ): ExplainReport {
   const decision = decideNodeAddresses(
-    { annotation, cloudAddresses: cloud, nodeAddresses: options.nodeAddresses ?? [], allowDualStack: options.allowDualStack },
+    {
+      annotation, cloudAddresses: cloud, nodeAddresses: options.nodeAddresses ?? [], allowDualStack: options.allowDualStack,
+      ...(options.exclude ? { exclude: options.exclude } : {}),
+      ...(options.familyHint ? { familyHint: options.familyHint } : {}),
+    },
     'initialize',
   );
-  if (decision.kind === 'invalid') return { annotation: annotation ?? null, error: decision.error, tainted: true };
+  if (decision.kind === 'invalid') return { annotation: annotation ?? null, error: decision.error, ...(decision.hint !== undefined ? { hint: decision.hint } : {}), tainted: true };
   if (decision.kind === 'noCloudAddresses') return { annotation: null, cloudAddresses: 'none', tainted: false };
   const note = (i: number) => (decision.mirrored.has(i) ? " (Hostname mirrored from the node's status: the cloud reported none)" : '');
   const result = decision.explanation;
   return {
     annotation: annotation ?? null,
     addresses: result.addresses.map((a) => ({ type: a.type, address: a.address, reason: a.reason + note(a.cloudIndex) })),
-    dropped: result.dropped.map((a) => ({ type: a.type, address: a.address, reason: a.reason + note(a.cloudIndex) })),
+    dropped: [
+      ...decision.excluded.map((a) => ({ type: a.type, address: a.address, reason: `excluded: inside ${a.cidr} (--node-address-exclude-cidrs)` })),
+      ...result.dropped.map((a) => ({ type: a.type, address: a.address, reason: a.reason + note(a.cloudIndex) })),
+    ],
     stack: result.stack,
     tainted: false,
   };
@@ -159,6 +167,7 @@ export function renderExplainTable(report: ExplainReport, source: AnnotationSour
   const out = [`Annotation:  ${describeSource(source, report.annotation)}`, ''];
   if (report.tainted) {
     out.push(`Error:       ${report.error}`);
+    if (report.hint !== undefined) out.push(`Hint:        ${report.hint}`);
     out.push(`Result:      a new node would stay tainted (${UNINITIALIZED_TAINT}); an initialized node keeps its current addresses`);
     return `${out.join('\n')}\n`;
   }
@@ -186,6 +195,9 @@ export function runExplain(opts: ExplainOptions): void {
   if (given.length > 1) throw usage(`${given.join(' and ')} cannot be used together: give at most one of --node-ip, --annotation, --node`);
   if (opts.address.length > 0 && opts.cloudAddresses !== undefined) throw usage('--address and --cloud-addresses cannot be used together');
   if (opts.node === '-' && opts.cloudAddresses === '-') throw usage('--node - and --cloud-addresses - cannot both read standard input');
+  if (opts.awsInstance !== undefined && (opts.address.length > 0 || opts.cloudAddresses !== undefined)) throw usage('--aws-instance gives the cloud addresses: it cannot be used with --address or --cloud-addresses');
+  if (opts.awsInstance === '-' && opts.node === '-') throw usage('--node - and --aws-instance - cannot both read standard input');
+  if (opts.nodeIpFamilies !== undefined && opts.awsInstance === undefined) throw usage('--node-ip-families needs --aws-instance');
 
   let gates;
   try {
@@ -217,20 +229,50 @@ export function runExplain(opts: ExplainOptions): void {
     annotation = opts.annotation;
     source = { kind: 'annotation' };
   } else if (opts.node !== undefined) {
-    const node = readNodeDocument(opts.node, readInput('--node', opts.node));
+    const node = readNodeDocument(opts.node, readInput('--node', opts.node, 'a Node object, as kubectl get node NAME -o yaml prints it'));
     annotation = node.annotation;
     nodeHostnames = node.hostnames;
     source = { kind: 'node', file: opts.node };
   }
 
-  const cloud =
-    opts.cloudAddresses !== undefined
-      ? parseCloudAddresses('--cloud-addresses', opts.cloudAddresses, readInput('--cloud-addresses', opts.cloudAddresses))
-      : opts.address.map(parseAddressFlag);
+  let cloud: NodeAddress[];
+  let pods: AWSPodCIDRReport | undefined;
+  let awsFamilies: ReturnType<typeof parseNodeIPFamiliesFlag> | undefined;
+  if (opts.awsInstance !== undefined) {
+    const where = `--aws-instance ${JSON.stringify(opts.awsInstance)}`;
+    try {
+      awsFamilies = parseNodeIPFamiliesFlag(opts.nodeIpFamilies ?? 'ipv4');
+      const instance = readAWSInstance(readInput('--aws-instance', opts.awsInstance, 'an EC2 instance as aws ec2 describe-instances prints it'));
+      cloud = awsInstanceAddresses(instance, awsFamilies);
+      pods = awsPodCIDRReport(instance, awsFamilies);
+    } catch (err) {
+      if (err instanceof AWSInstanceDocumentError) throw usage(err.message.startsWith('--') ? err.message : `${where}: ${err.message}`);
+      throw err;
+    }
+  } else {
+    cloud =
+      opts.cloudAddresses !== undefined
+        ? parseCloudAddresses('--cloud-addresses', opts.cloudAddresses, readInput('--cloud-addresses', opts.cloudAddresses, 'a list of {type, address}'))
+        : opts.address.map(parseAddressFlag);
+  }
 
+  let exclude: AddressExclusion | undefined;
+  if (opts.nodeAddressExcludeCidrs !== undefined && opts.nodeAddressExcludeCidrs.trim() !== '') {
+    try {
+      exclude = AddressExclusion.parse(opts.nodeAddressExcludeCidrs);
+    } catch (err) {
+      throw usage(`--node-address-exclude-cidrs: ${(err as Error).message}`);
+    }
+  }
+  // With --aws-instance the families are known; otherwise the hint names the one setting known to hide a family.
+  const familyHint: FamilyHint = (family) => awsFamilyHint(awsFamilies, family);
   // The node's Hostname entries go through the controller's own decision: appended after the
   // annotation was checked against the cloud's list, and only when the cloud reports no Hostname.
-  const report = buildExplainReport(annotation, cloud, { allowDualStack: gates.enabled('CloudDualStackNodeIPs'), nodeAddresses: nodeHostnames });
-  process.stdout.write(opts.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : renderExplainTable(report, source));
+  const report = buildExplainReport(annotation, cloud, {
+    allowDualStack: gates.enabled('CloudDualStackNodeIPs'), nodeAddresses: nodeHostnames, familyHint, ...(exclude ? { exclude } : {}),
+  });
+  if (opts.output === 'json') process.stdout.write(`${JSON.stringify(pods ? { ...report, podCIDRs: pods } : report, null, 2)}
+`);
+  else process.stdout.write(renderExplainTable(report, source) + (pods ? `${renderAWSPodCIDRs(pods).join('\n')}\n` : ''));
   if (report.tainted) process.exitCode = 1;
 }

@@ -1,8 +1,8 @@
 // What `node-address-ccm plan` does once its flags are parsed: reads ClusterCIDR and Node objects
 // as kubectl prints them, plans pod CIDRs with the allocator, prints a table or JSON.
-import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import { USAGE_EXIT_CODE, UsageError } from '../exit-codes.js';
+import { readFileFlag } from '../file-flags.js';
 import { parseCIDRList, CIDRParseError } from '../../ipam/cidr.js';
 import { ClusterCIDRValidationError } from '../../ipam/clustercidr.js';
 import { FlagsError, type FlagsInput } from '../../ipam/flags.js';
@@ -33,12 +33,7 @@ function maskFlag(flag: string, value: string | undefined): number | undefined {
 
 /** Objects of `kind` from a file: a List, or one or more YAML/JSON documents. */
 export function readObjects(file: string, kind: string, flag: string): unknown[] {
-  let text: string;
-  try {
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch (err) {
-    throw usage(`${flag} ${file}: ${(err as Error).message}`);
-  }
+  const text = readFileFlag(flag, file, `${kind} objects (a List, or YAML or JSON documents)`);
   const out: unknown[] = [];
   parseAllDocuments(text).forEach((doc, i) => {
     if (!('errors' in doc) || doc.errors.length > 0) {

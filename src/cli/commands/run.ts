@@ -12,8 +12,10 @@ export function addRunFlags(cmd: Command): Command {
   return cmd
     .option('--kubeconfig <path>', 'kubeconfig file (in-cluster config when absent)')
     .option('--cloud-provider <name>', `cloud provider (${knownProviders().join(', ')}); needed when cloud-node runs`)
+    .option('--cloud-provider-module <path-or-package>', 'an ES module whose default export defines the provider --cloud-provider names (defineProvider); a path (./x.mjs, /plugins/x.mjs) or an installed package')
     .option('--cloud-config <path>', "the cloud provider's configuration file")
     .option('--feature-gates <list>', 'feature gates, e.g. CloudDualStackNodeIPs=true')
+    .option('--node-address-exclude-cidrs <cidrs>', 'cloud addresses inside these CIDRs (either family, comma-separated) are never node addresses; off by default (a deviation from Kubernetes)')
     .option('--controllers <list>', "controllers to run: '*' (cloud-node, node-ipam; cloud-node-lifecycle only when named), 'name', '-name' disables", RUN_DEFAULTS.controllers)
     .option('--node-status-update-frequency <duration>', 'period of the node address refresh', RUN_DEFAULTS.nodeStatusUpdateFrequency)
     .option('--node-monitor-period <duration>', 'period of the cloud-node-lifecycle pass (delete Nodes whose instance is gone, taint shut-down ones)', RUN_DEFAULTS.nodeMonitorPeriod)

@@ -1,6 +1,7 @@
 // `node-address-ccm simulate` (what `npm start` runs): the controller manager against an embedded
 // simulated cluster, with progress and a final table.
 import type { Command } from 'commander';
+import { checkOutputFile } from '../../util/file-argument.js';
 import { UsageError } from '../exit-codes.js';
 import type { Logger } from '../../log.js';
 import { parseIntFlag, parseGoDuration } from '../../manager/options.js';
@@ -40,6 +41,7 @@ export function register(program: Command): void {
         port = parseIntFlag('--port', flags.port, 0, 65535);
         if (flags.kubeconfigOut !== undefined && flags.keep !== true) throw new Error(`--kubeconfig-out: only with --keep (got "${flags.kubeconfigOut}")`);
         if (flags.kubeconfigOut !== undefined && flags.kubeconfigOut.trim() === '') throw new Error('--kubeconfig-out: must not be empty');
+        if (flags.kubeconfigOut !== undefined) checkOutputFile('--kubeconfig-out', flags.kubeconfigOut);
         nodes = parseIntFlag('--nodes', flags.nodes, 1, SIM_MAX_NODES);
         timeoutMs = parseGoDuration('--timeout', flags.timeout);
         if (timeoutMs <= 0) throw new Error(`--timeout: must be positive, got "${flags.timeout}"`);

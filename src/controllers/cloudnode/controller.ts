@@ -13,10 +13,11 @@ import { betaToGALabelUpdates } from '../labels.js';
 import { cloudNodeMetrics, type CloudNodeMetrics } from '../metrics.js';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../model/node.js';
 import type { PodCIDRClaims } from '../nodeipam/claims.js';
+import type { AddressExclusion } from '../../nodeip/index.js';
 import type { NodeCache, NodeEventSink, NodeWriter } from '../seams.js';
 import {
   addressesPatch, EventReason, initializationPatch, decideAddressRefresh, decideInitialization, rejectedLabelMessage, SYNCED_MESSAGE,
-  type InitBlocked, type MetaSpecPatch, type RejectedLabel,
+  type AddressPolicy, type InitBlocked, type MetaSpecPatch, type RejectedLabel,
 } from './decide.js';
 
 export const CLOUD_NODE_QUEUE = 'cloud-node';
@@ -30,6 +31,8 @@ export interface CloudNodeControllerOptions {
   claims?: PodCIDRClaims;
   /** The CloudDualStackNodeIPs gate. */
   allowDualStack: boolean;
+  /** --node-address-exclude-cidrs (absent: nothing excluded). */
+  excludeAddresses?: AddressExclusion;
   /** --concurrent-node-syncs */
   workers: number;
   /** --node-status-update-frequency, in ms. */
@@ -110,6 +113,9 @@ export class CloudNodeController {
   readonly #unconfirmed = new Map<string, string | undefined>();
   readonly #abort = new AbortController();
 
+  /** The gate, the exclusion and the provider's family hint, as every address decision takes them. */
+  readonly #addressPolicy: AddressPolicy;
+
   constructor(options: CloudNodeControllerOptions) {
     if (!Number.isInteger(options.workers) || options.workers < 1) {
       throw new Error(`--concurrent-node-syncs: must be an integer >= 1, got ${options.workers}`);
@@ -122,6 +128,12 @@ export class CloudNodeController {
     this.#clock = options.clock ?? realClock;
     this.#metrics = options.registry ? cloudNodeMetrics(options.registry) : undefined;
     this.queue = new WorkQueue<string>({ name: CLOUD_NODE_QUEUE, clock: this.#clock, registry: options.registry });
+    const provider = options.provider;
+    this.#addressPolicy = {
+      allowDualStack: options.allowDualStack,
+      ...(options.excludeAddresses ? { exclude: options.excludeAddresses } : {}),
+      ...(provider.familyHint ? { familyHint: (family: 'IPv4' | 'IPv6') => provider.familyHint?.(family) } : {}),
+    };
   }
 
   /** Workers still running (for /livez). */
@@ -306,7 +318,7 @@ export class CloudNodeController {
   /** The next write of an initialisation, planned on the node as read: the addresses, then the rest. */
   #nextWrite(node: NodeObject, metadata: InstanceMetadata): InitStep {
     const name = node.metadata.name;
-    const decision = decideInitialization(node, metadata, this.#o.allowDualStack);
+    const decision = decideInitialization(node, metadata, this.#addressPolicy);
     if (decision.kind === 'blocked') return decision;
     // Guarded too: the addresses were chosen by the annotation of this very version.
     if (decision.addresses) return { kind: 'addresses', patch: addressesPatch(decision.addresses, node.metadata.resourceVersion) };
@@ -412,7 +424,7 @@ export class CloudNodeController {
           if (answer?.kind === 'error') warnings.add(EventReason.CloudError, { node: name, err: answer.error.message, message: 'address refresh skipped' });
           return;
         }
-        const decision = decideAddressRefresh(node, answer.value, this.#o.allowDualStack);
+        const decision = decideAddressRefresh(node, answer.value, this.#addressPolicy);
         if (decision.kind === 'warn') {
           stats.warned++;
           this.#o.events.emit(node, 'Warning', decision.reason, decision.message);

@@ -3,7 +3,7 @@
 // controller turns a decision into at most two API writes and one event.
 import type { InstanceMetadata } from '../../../providers/types.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../../model/node.js';
-import { decideNodeAddresses, goQuote, type NodeAddressPhase } from '../../nodeip/index.js';
+import { decideNodeAddresses, goQuote, type NodeAddressInputs, type NodeAddressPhase } from '../../nodeip/index.js';
 import type { NodeAddress } from '../../model/node-address.js';
 import {
   LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA, LABEL_REGION, LABEL_REGION_BETA, LABEL_ZONE, LABEL_ZONE_BETA,
@@ -40,9 +40,15 @@ export type AddressDecision =
   | { kind: 'ok'; addresses: NodeAddress[]; changed: boolean };
 
 /** The message of the ProvidedNodeIPInvalid event and log line (values quoted as Go's %q). */
-export function invalidNodeIPMessage(annotation: string, error: string): string {
-  return `provided node IP ${goQuote(annotation)} is not usable: ${error}`;
+export function invalidNodeIPMessage(annotation: string, error: string, hint?: string): string {
+  return `provided node IP ${goQuote(annotation)} is not usable: ${error}${hint !== undefined ? ` (${hint})` : ''}`;
 }
+
+/**
+ * How addresses are chosen besides the node and the cloud's answer: the CloudDualStackNodeIPs
+ * gate, --node-address-exclude-cidrs, and the provider's hint for a family it does not report.
+ */
+export type AddressPolicy = Pick<NodeAddressInputs, 'allowDualStack' | 'exclude' | 'familyHint'>;
 
 /**
  * The node's addresses as decideNodeAddresses (src/nodeip/decide.ts, which `explain` uses too)
@@ -51,18 +57,18 @@ export function invalidNodeIPMessage(annotation: string, error: string): string 
 function addressDecision(
   node: NodeObject,
   cloudAddresses: readonly NodeAddress[],
-  allowDualStack: boolean,
+  policy: AddressPolicy,
   phase: NodeAddressPhase = 'initialize',
 ): AddressDecision {
   const decision = decideNodeAddresses(
-    { annotation: providedNodeIP(node), cloudAddresses, nodeAddresses: node.status?.addresses ?? [], allowDualStack },
+    { ...policy, annotation: providedNodeIP(node), cloudAddresses, nodeAddresses: node.status?.addresses ?? [] },
     phase,
   );
   switch (decision.kind) {
     case 'noCloudAddresses':
       return decision;
     case 'invalid':
-      return { kind: 'invalid', annotation: decision.annotation, message: invalidNodeIPMessage(decision.annotation, decision.error) };
+      return { kind: 'invalid', annotation: decision.annotation, message: invalidNodeIPMessage(decision.annotation, decision.error, decision.hint) };
     case 'ok': {
       // Initialising writes the list in its KEP-3705 order; a refresh rewrites it only when the
       // addresses themselves changed, so a cloud's reordering never flips the node's primary IP.
@@ -123,13 +129,13 @@ export interface InitBlocked {
 export type InitDecision = InitWrite | InitBlocked;
 
 /** Plans the initialisation of a node that carries the uninitialized taint. */
-export function decideInitialization(node: NodeObject, metadata: InstanceMetadata, allowDualStack: boolean): InitDecision {
+export function decideInitialization(node: NodeObject, metadata: InstanceMetadata, policy: AddressPolicy): InitDecision {
   // Kubernetes checks the providerID first (kubernetes#123024): spec.providerID is set only here,
   // so a node untainted without one would never get it.
   if (!node.spec?.providerID && !metadata.providerID) {
     return { kind: 'blocked', reason: EventReason.MissingProviderID, message: missingProviderIDMessage(node.metadata.name) };
   }
-  const decision = addressDecision(node, metadata.addresses, allowDualStack, 'initialize');
+  const decision = addressDecision(node, metadata.addresses, policy, 'initialize');
   if (decision.kind === 'invalid') {
     return { kind: 'blocked', reason: EventReason.InvalidNodeIP, message: decision.message };
   }
@@ -190,8 +196,8 @@ export type RefreshDecision =
   /** The annotation is no longer satisfiable: a Warning event, nothing written, never re-tainted. */
   | { kind: 'warn'; reason: string; message: string };
 
-export function decideAddressRefresh(node: NodeObject, metadata: InstanceMetadata, allowDualStack: boolean): RefreshDecision {
-  const decision = addressDecision(node, metadata.addresses, allowDualStack, 'refresh');
+export function decideAddressRefresh(node: NodeObject, metadata: InstanceMetadata, policy: AddressPolicy): RefreshDecision {
+  const decision = addressDecision(node, metadata.addresses, policy, 'refresh');
   switch (decision.kind) {
     case 'noCloudAddresses':
       return { kind: 'unchanged' };

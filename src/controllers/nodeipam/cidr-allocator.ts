@@ -26,6 +26,10 @@ export const IPAMEventReason = {
   PodCIDRConflict: 'PodCIDRConflict',
   CloudRangeClash: 'CloudRangeClash',
   CloudRangeNotAvailable: 'CloudRangeNotAvailable',
+  /** Normal: how the ranges were chosen among several the cloud gives (AWS: several prefixes). */
+  CloudRangeChosen: 'CloudRangeChosen',
+  /** Normal: the cloud was asked for the node's ranges (AWS: AssignIpv6Addresses), once. */
+  CloudRangeRequested: 'CloudRangeRequested',
 } as const;
 
 /** What the manager, /livez and the audit need of the node IPAM loop, whichever kind runs. */
@@ -55,7 +59,10 @@ export interface CIDRAllocatorOptions {
    * has landed or failed, followed by `relist`.
    */
   fenceMs: number;
-  /** A consistent re-list of the node cache (the watcher's relist); gives up when `signal` aborts. */
+  /**
+   * Brings the node cache current to a read made after the term began (a re-list, or the watch
+   * caught up to a quorum read); gives up when `signal` aborts.
+   */
   relist: (signal?: AbortSignal) => Promise<void>;
   workers?: number;
   /** Attempts of the guarded write when the node changed meanwhile (default 5). */

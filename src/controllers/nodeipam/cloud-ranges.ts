@@ -1,9 +1,10 @@
-// The cloud's pod ranges for CloudAllocator, as cloud-provider-gcp's cloud allocator reads them
-// (interface nic0, else the first; its first alias IP range; an IPv6 /112 from the interface's
-// IPv6 address; ordered by the cluster's stack type). The providers compute that into
-// InstanceMetadata.podCIDRs; this module asks for them in batches, records them in the ledger
-// with what they clash with, and builds the NetworkUnavailable condition the allocator writes.
-import type { CloudProvider, InstanceMetadata, InstanceResult } from '../../../providers/types.js';
+// The cloud's pod ranges for CloudAllocator: on GCE as cloud-provider-gcp's cloud allocator reads
+// them (interface nic0, else the first; its first alias IP range; an IPv6 /112 from the
+// interface's IPv6 address; ordered by the cluster's stack type), on AWS the prefixes EC2 delegates
+// to the primary interface. The providers compute that into InstanceMetadata.podCIDRs; this module
+// asks for them in batches, records them in the ledger with what they clash with, and builds the
+// NetworkUnavailable condition the allocator writes.
+import type { CloudProvider, InstanceMetadata, InstanceResult, PodCIDRRequest, PodCIDRRequestOutcome } from '../../../providers/types.js';
 import { CIDRParseError, cidrsOverlap, cidrSize, formatCIDR, parseCIDR, prefixMask, type CIDR, type PodCIDRAllocator } from '../../ipam/index.js';
 import type { NodeObject } from '../../model/node.js';
 import type { Registry } from 'prom-client';
@@ -11,9 +12,10 @@ import { realClock, type Clock } from '../../kube/clock.js';
 import { cloudNodeMetrics } from '../metrics.js';
 
 export type CloudRangeResult =
-  | { kind: 'ranges'; podCIDRs: string[] }
-  /** The cloud has no pod range for the node (yet): retried with backoff. */
-  | { kind: 'none'; reason: string }
+  /** `notes`: how the ranges were chosen; `exclusive`: refuse (never write) a range that clashes. */
+  | { kind: 'ranges'; podCIDRs: string[]; notes?: string[]; exclusive?: boolean }
+  /** The cloud has no pod range for the node (yet): retried with backoff. `request`: what may be asked for. */
+  | { kind: 'none'; reason: string; request?: PodCIDRRequest }
   | { kind: 'error'; error: Error };
 
 /** Most nodes asked about in one provider call, as the cloud node controller batches them. */
@@ -22,6 +24,8 @@ export const CLOUD_RANGES_BATCH = 500;
 export interface CloudRanges {
   /** The cloud's pod ranges for each node (keyed by node name), in one provider call. */
   rangesFor(nodes: readonly NodeObject[]): Promise<Map<string, CloudRangeResult>>;
+  /** Asks the cloud for a node's ranges (not idempotent: see range-request.ts); absent when the provider cannot. */
+  request?(node: NodeObject, request: PodCIDRRequest): Promise<PodCIDRRequestOutcome>;
 }
 
 /**
@@ -33,11 +37,28 @@ export function cloudRangesFromProvider(provider: CloudProvider, options: { regi
   const metrics = options.registry ? cloudNodeMetrics(options.registry) : undefined;
   const clock = options.clock ?? realClock;
   const labels = { provider: provider.name, operation: 'instancesMetadata' };
+  const refOf = (node: NodeObject) => ({ name: node.metadata.name, ...(node.spec?.providerID ? { providerID: node.spec.providerID } : {}), labels: node.metadata.labels ?? {} });
+  const ask = provider.requestPodCIDRs?.bind(provider);
   return {
+    ...(ask
+      ? {
+        async request(node: NodeObject, request: PodCIDRRequest): Promise<PodCIDRRequestOutcome> {
+          const op = { provider: provider.name, operation: 'requestPodCIDRs' };
+          const started = clock.now();
+          try {
+            const outcome = await ask(refOf(node), request, options.signal);
+            metrics?.cloudCalls.inc({ ...op, result: outcome.kind === 'done' ? 'success' : 'error' });
+            return outcome;
+          } finally {
+            metrics?.cloudCallDuration.observe(op, (clock.now() - started) / 1000);
+          }
+        },
+      }
+      : {}),
     async rangesFor(nodes) {
       const out = new Map<string, CloudRangeResult>();
       if (nodes.length === 0) return out;
-      const refs = nodes.map((node) => ({ name: node.metadata.name, ...(node.spec?.providerID ? { providerID: node.spec.providerID } : {}), labels: node.metadata.labels ?? {} }));
+      const refs = nodes.map(refOf);
       let answers;
       const started = clock.now();
       try {
@@ -63,8 +84,15 @@ function rangeResult(provider: string, node: string, res: InstanceResult<Instanc
   if (res.kind === 'error') return { kind: 'error', error: res.error };
   if (res.kind === 'notFound') return { kind: 'none', reason: `the instance is not known to provider ${provider}${res.reason ? `: ${res.reason}` : ''}` };
   const podCIDRs = res.value.podCIDRs ?? [];
-  if (podCIDRs.length === 0) return { kind: 'none', reason: `provider ${provider} reports no pod range (alias IP range) for the instance` };
-  return { kind: 'ranges', podCIDRs };
+  const details = res.value.podCIDRDetails ?? {};
+  if (podCIDRs.length === 0) {
+    return {
+      kind: 'none',
+      reason: details.missing ?? `provider ${provider} reports no pod range (alias IP range) for the instance`,
+      ...(details.request ? { request: details.request } : {}),
+    };
+  }
+  return { kind: 'ranges', podCIDRs, ...(details.notes?.length ? { notes: details.notes } : {}), ...(details.exclusive ? { exclusive: true } : {}) };
 }
 
 /**
@@ -155,9 +183,27 @@ export interface CloudClash {
 /**
  * Records a node's cloud ranges in the shared allocator and the range index, and lists what they
  * clash with. Ranges inside a pool are recorded there (the pool never hands them out again);
- * ranges outside every pool are normal in this mode unless they contain a pool. No I/O.
+ * ranges outside every pool are normal in this mode unless they contain a pool. `exclusive`
+ * (ranges the cloud gives one instance alone, as EC2's prefixes): ranges with any clash are not
+ * recorded and none is returned, so the node is never written a block another node or a Service
+ * range holds. No I/O.
  */
 export function recordCloudRanges(
+  allocator: PodCIDRAllocator,
+  index: CloudRangeIndex,
+  node: string,
+  podCIDRs: readonly string[],
+  serviceRanges: readonly string[],
+  { exclusive = false }: { exclusive?: boolean } = {},
+): { podCIDRs: string[]; clashes: CloudClash[] } {
+  const r = recordOrReport(allocator, index, node, podCIDRs, serviceRanges);
+  if (!exclusive || r.clashes.length === 0) return r;
+  allocator.releaseNode(node);
+  index.remove(node);
+  return { podCIDRs: [], clashes: r.clashes.map((c) => ({ ...c, message: `${c.message}: refused, the node waits` })) };
+}
+
+function recordOrReport(
   allocator: PodCIDRAllocator,
   index: CloudRangeIndex,
   node: string,

@@ -3,7 +3,6 @@
 // operator would: one machine's entry removed (its Node is deleted), the other marked
 // `shutdown: true` (its Node gets the shutdown taint).
 import { writeFile } from 'node:fs/promises';
-import type { StaticProvider } from '../../../providers/static/provider.js';
 import { nodePodCIDRs, type NodeObject } from '../../model/node.js';
 import { hasShutdownTaint } from '../../controllers/nodelifecycle/decide.js';
 import type { ApiServerDouble } from '../../double/server.js';
@@ -46,7 +45,8 @@ export function lifecycleDemoAfterEdit(demo: readonly SimNode[]): SimNode[] {
 
 export interface LifecycleDemoInput {
   api: ApiServerDouble;
-  provider: StaticProvider;
+  /** Has the provider read the edited file now (the static provider; a webhook reads it per request). */
+  reload?: () => Promise<void>;
   cloudConfig: string;
   /** Every other entry of the cloud-config, kept as it is. */
   others: readonly SimNode[];
@@ -70,7 +70,7 @@ export async function runLifecycleDemo(o: LifecycleDemoInput): Promise<{ deleted
   }
   const before = o.allocatedNodes();
   await writeFile(o.cloudConfig, staticCloudConfig([...o.others, ...lifecycleDemoAfterEdit(o.demo)]));
-  await o.provider.reload();
+  await o.reload?.();
   const edited = Date.now();
   let deletedAfterMs: number | undefined;
   let taintedAfterMs: number | undefined;

@@ -5,6 +5,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { StaticProvider } from '../../../providers/static/provider.js';
+import type { CloudProvider } from '../../../providers/types.js';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../model/node.js';
 import { kubeConfigFromString } from '../../kube/client.js';
 import type { EventObject } from '../../kube/types.js';
@@ -38,6 +39,12 @@ export interface SimulationOptions {
    * until `until` aborts (Ctrl-C), with a kubeconfig written and things to try printed.
    */
   keep?: { until: AbortSignal; kubeconfigOut?: string };
+  /**
+   * The cloud the controllers ask, built over the simulation's cloud-config file (the static
+   * format), and how the progress line names it. Default: the static provider reading the file.
+   * `npm run start:webhook` puts the reference webhook in front of the same file.
+   */
+  cloud?: { describe: string; open(cloudConfigPath: string): Promise<CloudProvider> };
 }
 
 export interface SimRow {
@@ -147,20 +154,22 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     throw err.code === 'EADDRINUSE' ? new Error(`--port: ${options.port} is already in use on 127.0.0.1`, { cause: err }) : err;
   });
   const dir = await mkdtemp(path.join(tmpdir(), 'node-address-ccm-sim-'));
-  let provider: StaticProvider | undefined;
+  let provider: CloudProvider | undefined;
   const abort = new AbortController();
   let done: Promise<unknown> | undefined;
   try {
     const cloudConfig = path.join(dir, 'cloud-config.yaml');
     await writeFile(cloudConfig, staticCloudConfig([...cluster, ...spare, ...demo]));
     // The sandbox watches the file, so instances can be added while it runs.
-    provider = await StaticProvider.open({ path: cloudConfig, logger: log, watch: keep !== undefined, pollMs: keep ? 2000 : 0 });
+    provider = options.cloud
+      ? await options.cloud.open(cloudConfig)
+      : await StaticProvider.open({ path: cloudConfig, logger: log, watch: keep !== undefined, pollMs: keep ? 2000 : 0 });
     api.store.createMany('nodes', [...cluster, ...demo].map((c) => c.node));
     const expectedDone = cluster.length;
     if (options.progress !== false) {
       // The lifecycle demo's nodes are initialised already, but their kubelets stopped reporting.
       const demoNodes = demo.length > 0 ? ` and ${demo.length} not-Ready ones for the node lifecycle demo` : '';
-      out.write(`API server double at ${api.url}; ${cluster.length} tainted nodes${demoNodes}; static cloud with the KEP-3705 example addresses\n`);
+      out.write(`API server double at ${api.url}; ${cluster.length} tainted nodes${demoNodes}; ${options.cloud?.describe ?? 'static cloud'} with the KEP-3705 example addresses\n`);
       out.write(`cluster CIDR ${SIM_CLUSTER_CIDR}, Service CIDR ${SIM_SERVICE_CIDR}\n`);
     }
     const runOptions = resolveRunOptions({
@@ -215,7 +224,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     }
     let lifecycle: SimulationResult['lifecycle'];
     if (converged && demo.length > 0 && runOptions.controllers.has('cloud-node-lifecycle')) {
-      lifecycle = await runLifecycleDemo({ api, provider, cloudConfig, others: [...cluster, ...spare], demo, allocatedNodes: () => manager.controllers().ipam?.ledger.stats()[0]?.nodes });
+      lifecycle = await runLifecycleDemo({ api, ...(provider instanceof StaticProvider ? { reload: () => (provider as StaticProvider).reload() } : {}), cloudConfig, others: [...cluster, ...spare], demo, allocatedNodes: () => manager.controllers().ipam?.ledger.stats()[0]?.nodes });
     }
     // Stop the manager before counting: it flushes the events it recorded (Synced comes last).
     // The sandbox keeps it running: convergence already waited for every Synced event.
@@ -246,7 +255,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   } finally {
     abort.abort();
     await done;
-    await provider?.close();
+    await provider?.close?.();
     await api.stop();
     await rm(dir, { recursive: true, force: true });
   }

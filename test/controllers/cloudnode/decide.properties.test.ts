@@ -31,11 +31,11 @@ describe('initialisation decision: properties', () => {
   it('the controller and explain agree: taint, and the addresses the node ends with', () => {
     fc.assert(
       fc.property(annotation, cloudList, nodeList, fc.boolean(), (ann, cloud, status, gate) => {
-        const plan = decideInitialization(makeNode({ nodeIP: ann, addresses: status }), makeMetadata({ addresses: cloud }), gate);
+        const plan = decideInitialization(makeNode({ nodeIP: ann, addresses: status }), makeMetadata({ addresses: cloud }), { allowDualStack: gate });
         const report = buildExplainReport(ann, cloud, { allowDualStack: gate, nodeAddresses: status.filter((a) => a.type === 'Hostname') });
         expect(report.tainted).toBe(plan.kind === 'blocked');
         if (plan.kind === 'blocked') {
-          expect('error' in report && plan.message.endsWith(`: ${report.error}`)).toBe(true);
+          expect('error' in report && plan.message.endsWith(`: ${report.error}${report.hint !== undefined ? ` (${report.hint})` : ''}`)).toBe(true);
           return;
         }
         const endsWith = plan.addresses ?? status;
@@ -54,7 +54,7 @@ describe('initialisation decision: properties', () => {
       fc.property(annotation, cloudList, nodeList, fc.boolean(), (ann, cloud, status, gate) => {
         // The kubelet's Hostname may even spell the annotated IP: it must not count.
         const withHostname = ann === undefined ? status : [...status, { type: 'Hostname' as const, address: ann }];
-        const plan = decideInitialization(makeNode({ nodeIP: ann, addresses: withHostname }), makeMetadata({ addresses: cloud }), gate);
+        const plan = decideInitialization(makeNode({ nodeIP: ann, addresses: withHostname }), makeMetadata({ addresses: cloud }), { allowDualStack: gate });
         if (ann === undefined) {
           expect(plan.kind).toBe('initialize');
           return;
@@ -79,10 +79,10 @@ describe('initialisation decision: properties', () => {
     fc.assert(
       fc.property(annotation, cloudList, nodeList, fc.boolean(), (ann, cloud, status, gate) => {
         const metadata = makeMetadata({ addresses: cloud });
-        const first = decideInitialization(makeNode({ nodeIP: ann, addresses: status }), metadata, gate);
+        const first = decideInitialization(makeNode({ nodeIP: ann, addresses: status }), metadata, { allowDualStack: gate });
         if (first.kind === 'blocked' || !first.addresses) return;
         const written = makeNode({ nodeIP: ann, addresses: first.addresses });
-        const again = decideInitialization(written, metadata, gate);
+        const again = decideInitialization(written, metadata, { allowDualStack: gate });
         expect(again.kind).toBe('initialize');
         if (again.kind !== 'initialize') return;
         expect(again.addresses).toBeUndefined();

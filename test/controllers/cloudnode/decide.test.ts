@@ -29,7 +29,7 @@ const KEP_ROWS: Array<{ cloud: string; cloudAddresses: NodeAddress[]; annotation
 describe('decideInitialization: KEP-3705 rows (gate on)', () => {
   it.each(KEP_ROWS)('$cloud cloud, annotation $annotation', ({ cloudAddresses, annotation, expected }) => {
     const node = makeNode({ nodeIP: annotation, addresses: [] });
-    const plan = decideInitialization(node, makeMetadata({ addresses: cloudAddresses }), true);
+    const plan = decideInitialization(node, makeMetadata({ addresses: cloudAddresses }), { allowDualStack: true });
     if (expected instanceof RegExp) {
       expect(plan.kind).toBe('blocked');
       if (plan.kind !== 'blocked') return;
@@ -55,7 +55,7 @@ describe('decideInitialization: the five-address example', () => {
     // No single-stack IPv6: the ExternalIP stays.
     ['fd00::1', v('fd00::1', '192.168.0.1')],
   ])('%s → %j', (annotation, expected) => {
-    const plan = decideInitialization(makeNode({ nodeIP: annotation, addresses: [] }), makeMetadata({ addresses: cloud }), true);
+    const plan = decideInitialization(makeNode({ nodeIP: annotation, addresses: [] }), makeMetadata({ addresses: cloud }), { allowDualStack: true });
     expect(plan.kind).toBe('initialize');
     expect(addrs((plan as InitWrite).addresses)).toEqual(expected);
   });
@@ -63,32 +63,32 @@ describe('decideInitialization: the five-address example', () => {
 
 describe('decideInitialization: annotation edge cases', () => {
   it('an empty annotation counts as present and cannot be parsed: the node stays tainted', () => {
-    const plan = decideInitialization(makeNode({ nodeIP: '' }), makeMetadata(), true);
+    const plan = decideInitialization(makeNode({ nodeIP: '' }), makeMetadata(), { allowDualStack: true });
     expect(plan).toMatchObject({ kind: 'blocked', reason: EventReason.InvalidNodeIP });
     expect((plan as { message: string }).message).toContain('provided node IP "" is not usable');
   });
 
   it.each(['not-an-ip', '1.2.3.4,5.6.7.8', '1.2.3.4, abcd::1234', '1.2.3.4,abcd::1234,abcd::5678'])('malformed %j blocks', (annotation) => {
-    const plan = decideInitialization(makeNode({ nodeIP: annotation }), makeMetadata(), true);
+    const plan = decideInitialization(makeNode({ nodeIP: annotation }), makeMetadata(), { allowDualStack: true });
     expect(plan.kind).toBe('blocked');
   });
 
   it('gate off: a dual-stack pair cannot be used, a single IP still works', () => {
-    const dual = decideInitialization(makeNode({ nodeIP: '1.2.3.4,abcd::1234' }), makeMetadata(), false);
+    const dual = decideInitialization(makeNode({ nodeIP: '1.2.3.4,abcd::1234' }), makeMetadata(), { allowDualStack: false });
     expect(dual).toMatchObject({ kind: 'blocked', reason: EventReason.InvalidNodeIP });
     expect((dual as { message: string }).message).toMatch(/dual-stack not supported/);
-    const single = decideInitialization(makeNode({ nodeIP: 'abcd::5678', addresses: [] }), makeMetadata(), false);
+    const single = decideInitialization(makeNode({ nodeIP: 'abcd::5678', addresses: [] }), makeMetadata(), { allowDualStack: false });
     expect(addrs((single as InitWrite).addresses)).toEqual(['abcd::5678']);
   });
 
   it('an annotation cannot be satisfied by an empty cloud list: the node stays tainted (as in Kubernetes)', () => {
-    const plan = decideInitialization(makeNode({ nodeIP: '9.9.9.9' }), makeMetadata({ addresses: [] }), true);
+    const plan = decideInitialization(makeNode({ nodeIP: '9.9.9.9' }), makeMetadata({ addresses: [] }), { allowDualStack: true });
     expect(plan).toMatchObject({ kind: 'blocked', reason: EventReason.InvalidNodeIP });
     expect((plan as { message: string }).message).toBe('provided node IP "9.9.9.9" is not usable: failed to get node address from cloud provider that matches ip: 9.9.9.9');
   });
 
   it('without an annotation an empty cloud list initialises the node and leaves its addresses alone', () => {
-    const plan = decideInitialization(makeNode({ nodeIP: null }), makeMetadata({ addresses: [] }), true);
+    const plan = decideInitialization(makeNode({ nodeIP: null }), makeMetadata({ addresses: [] }), { allowDualStack: true });
     expect(plan.kind).toBe('initialize');
     expect((plan as InitWrite).addresses).toBeUndefined();
   });
@@ -97,31 +97,31 @@ describe('decideInitialization: annotation edge cases', () => {
 describe('decideInitialization: addresses', () => {
   it("appends the kubelet's Hostname when the cloud gives none", () => {
     const node = makeNode({ name: 'n1', addresses: [ip('n1.example', 'Hostname'), ip('10.9.9.9')] });
-    const plan = decideInitialization(node, makeMetadata({ addresses: KEP_IPV4_ONLY }), true) as InitWrite;
+    const plan = decideInitialization(node, makeMetadata({ addresses: KEP_IPV4_ONLY }), { allowDualStack: true }) as InitWrite;
     expect(plan.addresses).toEqual([ip('1.2.3.4'), ip('5.6.7.8'), ip('n1.example', 'Hostname')]);
   });
 
   it("keeps the cloud's Hostname and drops the kubelet's when the cloud gives one", () => {
     const node = makeNode({ addresses: [ip('kubelet-name', 'Hostname')] });
-    const plan = decideInitialization(node, makeMetadata({ addresses: [ip('1.2.3.4'), ip('cloud-name', 'Hostname')] }), true) as InitWrite;
+    const plan = decideInitialization(node, makeMetadata({ addresses: [ip('1.2.3.4'), ip('cloud-name', 'Hostname')] }), { allowDualStack: true }) as InitWrite;
     expect(plan.addresses).toEqual([ip('1.2.3.4'), ip('cloud-name', 'Hostname')]);
   });
 
   it('writes no addresses when they already match, in order', () => {
     const node = makeNode({ addresses: [...KEP_IPV4_ONLY] });
-    const plan = decideInitialization(node, makeMetadata({ addresses: KEP_IPV4_ONLY }), true) as InitWrite;
+    const plan = decideInitialization(node, makeMetadata({ addresses: KEP_IPV4_ONLY }), { allowDualStack: true }) as InitWrite;
     expect(plan.addresses).toBeUndefined();
   });
 
   it('a reordering is a change (the first address of a family is the node IP)', () => {
     const node = makeNode({ addresses: [ip('5.6.7.8'), ip('1.2.3.4')] });
-    const plan = decideInitialization(node, makeMetadata({ addresses: KEP_IPV4_ONLY }), true) as InitWrite;
+    const plan = decideInitialization(node, makeMetadata({ addresses: KEP_IPV4_ONLY }), { allowDualStack: true }) as InitWrite;
     expect(addrs(plan.addresses)).toEqual(['1.2.3.4', '5.6.7.8']);
   });
 
   it('the replacement removes a second InternalIP the node had before', () => {
     const node = makeNode({ nodeIP: '1.2.3.4', addresses: [ip('1.2.3.4'), ip('5.6.7.8')] });
-    const plan = decideInitialization(node, makeMetadata({ addresses: KEP_IPV4_ONLY }), true) as InitWrite;
+    const plan = decideInitialization(node, makeMetadata({ addresses: KEP_IPV4_ONLY }), { allowDualStack: true }) as InitWrite;
     expect(addressesPatch(plan.addresses!)).toEqual({ status: { addresses: [ip('1.2.3.4')] } });
   });
 });
@@ -130,7 +130,7 @@ describe('decideInitialization: metadata and spec', () => {
   it('sets providerID, GA and beta topology labels, and removes only the uninitialized taint', () => {
     const other = { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' };
     const node = makeNode({ taints: [other] });
-    const plan = decideInitialization(node, makeMetadata({ instanceType: 'm5.large', zone: 'eu-west-1a', region: 'eu-west-1' }), true) as InitWrite;
+    const plan = decideInitialization(node, makeMetadata({ instanceType: 'm5.large', zone: 'eu-west-1a', region: 'eu-west-1' }), { allowDualStack: true }) as InitWrite;
     expect(plan.providerID).toBe('static://node-a');
     expect(plan.labels).toEqual({
       'node.kubernetes.io/instance-type': 'm5.large',
@@ -144,7 +144,7 @@ describe('decideInitialization: metadata and spec', () => {
   });
 
   it('keeps an existing providerID', () => {
-    const plan = decideInitialization(makeNode({ providerID: 'aws:///i-1' }), makeMetadata(), true) as InitWrite;
+    const plan = decideInitialization(makeNode({ providerID: 'aws:///i-1' }), makeMetadata(), { allowDualStack: true }) as InitWrite;
     expect(plan.providerID).toBeUndefined();
   });
 
@@ -158,7 +158,7 @@ describe('decideInitialization: metadata and spec', () => {
     ['skips an invalid value', {}, { 'example.com/x': 'has space' }, {}],
     ['skips an invalid key', {}, { 'Example.com/x': 'y' }, {}],
   ])('additional labels: %s', (_name, existing, cloud, expected) => {
-    const plan = decideInitialization(makeNode({ labels: existing }), makeMetadata({ labels: cloud }), true) as InitWrite;
+    const plan = decideInitialization(makeNode({ labels: existing }), makeMetadata({ labels: cloud }), { allowDualStack: true }) as InitWrite;
     expect(plan.labels).toEqual(expected);
     expect(plan.labelsAfter).toEqual({ ...existing, ...expected });
     expect(plan.skippedLabels.length + plan.rejectedLabels.length).toBe(Object.keys(cloud).length - Object.keys(expected).length);
@@ -168,14 +168,14 @@ describe('decideInitialization: metadata and spec', () => {
     const plan = decideInitialization(
       makeNode({ labels: { 'example.com/pool': 'red' } }),
       makeMetadata({ labels: { 'example.com/x': 'has space', 'Example.com/x': 'y', 'kubernetes.io/role': 'x', 'example.com/pool': 'blue' } }),
-      true,
+      { allowDualStack: true },
     ) as InitWrite;
     expect(plan.rejectedLabels.map((l) => `${l.key}=${l.value}`).sort()).toEqual(['Example.com/x=y', 'example.com/x=has space']);
     expect(plan.skippedLabels.map((l) => l.key).sort()).toEqual(['example.com/pool', 'kubernetes.io/role']);
   });
 
   it('labelsAfter carries the topology the pod CIDR choice depends on', () => {
-    const plan = decideInitialization(makeNode({ labels: { team: 'a' } }), makeMetadata({ zone: 'z1' }), true) as InitWrite;
+    const plan = decideInitialization(makeNode({ labels: { team: 'a' } }), makeMetadata({ zone: 'z1' }), { allowDualStack: true }) as InitWrite;
     expect(plan.labelsAfter).toEqual({ team: 'a', 'topology.kubernetes.io/zone': 'z1', 'failure-domain.beta.kubernetes.io/zone': 'z1' });
   });
 });
@@ -350,7 +350,7 @@ const EDGE_ROWS: Array<{ name: string; node: Parameters<typeof makeNode>[0]; met
 
 describe('decideInitialization: issue 12 edge cases', () => {
   it.each(EDGE_ROWS)('$name', ({ node, metadata, expected }) => {
-    const plan = decideInitialization(makeNode(node), makeMetadata(metadata), true);
+    const plan = decideInitialization(makeNode(node), makeMetadata(metadata), { allowDualStack: true });
     if (expected.kind === 'blocked') {
       expect(plan).toEqual(expected);
       return;
@@ -366,7 +366,7 @@ describe('decideInitialization: issue 12 edge cases', () => {
   });
 
   it('the CloudLabelInvalid message names the label and the value, quoted as Go does', () => {
-    const plan = decideInitialization(makeNode(), makeMetadata({ zone: 'z/1' }), true) as InitWrite;
+    const plan = decideInitialization(makeNode(), makeMetadata({ zone: 'z/1' }), { allowDualStack: true }) as InitWrite;
     expect(plan.rejectedLabels.map(rejectedLabelMessage)).toEqual([
       'cloud label "topology.kubernetes.io/zone"="z/1" not applied (the API server would refuse it): label value "z/1": must be at most 63 alphanumeric characters, \'-\', \'_\' or \'.\', starting and ending alphanumeric; the node is initialised without it',
       'cloud label "failure-domain.beta.kubernetes.io/zone"="z/1" not applied (the API server would refuse it): label value "z/1": must be at most 63 alphanumeric characters, \'-\', \'_\' or \'.\', starting and ending alphanumeric; the node is initialised without it',
@@ -377,7 +377,7 @@ describe('decideInitialization: issue 12 edge cases', () => {
 describe('initializationPatch', () => {
   it('guards with the resourceVersion and sets the pod CIDRs in stack order', () => {
     const node = makeNode({ resourceVersion: '42' });
-    const plan = decideInitialization(node, makeMetadata({ zone: 'z1' }), true) as InitWrite;
+    const plan = decideInitialization(node, makeMetadata({ zone: 'z1' }), { allowDualStack: true }) as InitWrite;
     expect(initializationPatch(node, plan, ['10.244.3.0/24', 'fd00:0:0:3::/64'])).toEqual({
       metadata: { resourceVersion: '42', labels: { 'topology.kubernetes.io/zone': 'z1', 'failure-domain.beta.kubernetes.io/zone': 'z1' } },
       spec: { taints: null, providerID: 'static://node-a', podCIDR: '10.244.3.0/24', podCIDRs: ['10.244.3.0/24', 'fd00:0:0:3::/64'] },
@@ -386,14 +386,14 @@ describe('initializationPatch', () => {
 
   it('without labels, providerID or pod CIDRs it still removes the taint', () => {
     const node = makeNode({ providerID: 'p', taints: [{ key: 'a', effect: 'NoExecute' }] });
-    const plan = decideInitialization(node, makeMetadata(), true) as InitWrite;
+    const plan = decideInitialization(node, makeMetadata(), { allowDualStack: true }) as InitWrite;
     expect(initializationPatch(node, plan)).toEqual({ metadata: { resourceVersion: '7' }, spec: { taints: [{ key: 'a', effect: 'NoExecute' }] } });
   });
 
   it('refuses to build an unguarded write', () => {
     const node = makeNode();
     delete node.metadata.resourceVersion;
-    const plan = decideInitialization(node, makeMetadata(), true) as InitWrite;
+    const plan = decideInitialization(node, makeMetadata(), { allowDualStack: true }) as InitWrite;
     expect(() => initializationPatch(node, plan)).toThrow(/node-a: metadata.resourceVersion is empty/);
   });
 });
@@ -405,12 +405,12 @@ describe('decideAddressRefresh', () => {
     ['new address', makeNode({ tainted: false, addresses: [ip('1.2.3.4')] }), KEP_IPV4_ONLY, { kind: 'replace', addresses: KEP_IPV4_ONLY }],
     ['annotation still selects', makeNode({ tainted: false, nodeIP: '5.6.7.8', addresses: [ip('5.6.7.8')] }), KEP_IPV4_ONLY, { kind: 'unchanged' }],
   ])('%s', (_name, node, cloud, expected) => {
-    expect(decideAddressRefresh(node, makeMetadata({ addresses: cloud }), true)).toEqual(expected);
+    expect(decideAddressRefresh(node, makeMetadata({ addresses: cloud }), { allowDualStack: true })).toEqual(expected);
   });
 
   it('an annotation no longer satisfiable warns and changes nothing', () => {
     const node = makeNode({ tainted: false, nodeIP: '5.6.7.8', addresses: [ip('5.6.7.8')] });
-    const plan = decideAddressRefresh(node, makeMetadata({ addresses: [ip('1.2.3.4')] }), true);
+    const plan = decideAddressRefresh(node, makeMetadata({ addresses: [ip('1.2.3.4')] }), { allowDualStack: true });
     expect(plan).toMatchObject({ kind: 'warn', reason: EventReason.InvalidNodeIP });
     expect((plan as { message: string }).message).toMatch(/^addresses not updated: provided node IP "5.6.7.8"/);
   });

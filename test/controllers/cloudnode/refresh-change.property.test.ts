@@ -58,10 +58,10 @@ describe('refresh: when the address list counts as changed', () => {
       fc.tuple(fc.constant(cloud), fc.shuffledSubarray(cloud, { minLength: cloud.length, maxLength: cloud.length })));
     fc.assert(
       fc.property(cloudAndReordered, ([cloud, reordered]) => {
-        const first = decideAddressRefresh(makeNode({ tainted: false, nodeIP: null, addresses: [] }), makeMetadata({ addresses: cloud }), true);
+        const first = decideAddressRefresh(makeNode({ tainted: false, nodeIP: null, addresses: [] }), makeMetadata({ addresses: cloud }), { allowDualStack: true });
         if (first.kind !== 'replace') return;
         // The node holds the addresses in the order they were first written; the cloud now lists them in another.
-        const again = decideAddressRefresh(makeNode({ tainted: false, nodeIP: null, addresses: first.addresses }), makeMetadata({ addresses: reordered }), true);
+        const again = decideAddressRefresh(makeNode({ tainted: false, nodeIP: null, addresses: first.addresses }), makeMetadata({ addresses: reordered }), { allowDualStack: true });
         expect(again.kind).toBe('unchanged');
       }),
       { numRuns: 2000 },
@@ -71,10 +71,10 @@ describe('refresh: when the address list counts as changed', () => {
   it("the issue's two examples", () => {
     const hostname = { type: 'Hostname' as const, address: 'node-1' };
     // The cloud reports no Hostname: the node's is kept, after the cloud's list. Same addresses: nothing to write.
-    expect(decideAddressRefresh(makeNode({ tainted: false, nodeIP: null, addresses: [hostname, ip('10.0.0.1')] }), makeMetadata({ addresses: [ip('10.0.0.1')] }), true)).toEqual({ kind: 'unchanged' });
+    expect(decideAddressRefresh(makeNode({ tainted: false, nodeIP: null, addresses: [hostname, ip('10.0.0.1')] }), makeMetadata({ addresses: [ip('10.0.0.1')] }), { allowDualStack: true })).toEqual({ kind: 'unchanged' });
     // A duplicate in the cloud's list hides that 10.0.0.2 is gone: upstream keeps the node's list, this writes the cloud's.
     const node = makeNode({ tainted: false, nodeIP: null, addresses: [ip('10.0.0.2'), ip('10.0.0.1')] });
     expect(upstreamChanged([ip('10.0.0.2'), ip('10.0.0.1')], [ip('10.0.0.1'), ip('10.0.0.1')])).toBe(false);
-    expect(decideAddressRefresh(node, makeMetadata({ addresses: [ip('10.0.0.1'), ip('10.0.0.1')] }), true)).toEqual({ kind: 'replace', addresses: [ip('10.0.0.1'), ip('10.0.0.1')] });
+    expect(decideAddressRefresh(node, makeMetadata({ addresses: [ip('10.0.0.1'), ip('10.0.0.1')] }), { allowDualStack: true })).toEqual({ kind: 'replace', addresses: [ip('10.0.0.1'), ip('10.0.0.1')] });
   });
 });

@@ -1,7 +1,13 @@
-// A loopback EC2 Query API emulator for DescribeInstances, speaking the real wire format
-// (form-encoded POST in, ec2 XML out) so tests drive the genuine @aws-sdk/client-ec2 code path:
-// request serialisation, XML parsing, error decoding and retries. It never answers AuthFailure, so
-// any fake credentials work.
+// A loopback EC2 Query API emulator for DescribeInstances and AssignIpv6Addresses, speaking the
+// real wire format (form-encoded POST in, ec2 XML out) so tests drive the genuine
+// @aws-sdk/client-ec2 code path: request serialisation, XML parsing, error decoding and retries.
+// It never answers AuthFailure, so any fake credentials work.
+//
+// Interfaces carry delegated prefixes (ipv4PrefixSet, ipv6PrefixSet). AssignIpv6Addresses with
+// Ipv6PrefixCount delegates /80s from the interface's subnet /64, with the failure modes a caller
+// must survive: the interface's limit, throttling, an answer lost after the prefix was assigned
+// (the connection reset, or held open until the caller gives up or dies), and a read-back lag
+// (EC2 is eventually consistent: an assigned prefix may be missing from the next DescribeInstances).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -14,6 +20,16 @@ export interface EmulatedInterface {
   privateIps?: string[];
   publicIp?: string;
   ipv6?: string[];
+  /** Delegated IPv4 prefixes (EC2 delegates /28s), in the order EC2 lists them. */
+  ipv4Prefixes?: string[];
+  /** Delegated IPv6 prefixes (EC2 delegates /80s). AssignIpv6Addresses appends here. */
+  ipv6Prefixes?: string[];
+  /** The subnet's IPv6 /64 that AssignIpv6Addresses delegates /80s from; default one per interface. */
+  subnetIpv6Cidr?: string;
+  /** Most IPv6 prefixes the interface takes (the instance type's limit); default no limit. */
+  ipv6PrefixLimit?: number;
+  /** Attachment's NetworkCardIndex; omitted from the answer when undefined. */
+  networkCardIndex?: number;
 }
 
 export interface EmulatedInstance {
@@ -39,9 +55,15 @@ export interface RecordedRequest {
   filters: Array<{ name: string; values: string[] }>;
   maxResults?: number;
   nextToken?: string;
-  /** HTTP status the emulator answered. */
+  /** AssignIpv6Addresses: its NetworkInterfaceId and Ipv6PrefixCount. */
+  networkInterfaceId?: string;
+  ipv6PrefixCount?: number;
+  /** HTTP status the emulator answered (0: no answer, the connection was reset or held). */
   status: number;
 }
+
+/** How the next AssignIpv6Addresses answer is lost after the prefix was assigned. */
+export type LostAnswer = 'reset' | 'hang';
 
 export interface InjectedError {
   code: string;
@@ -62,21 +84,38 @@ function el(name: string, value: string | number | undefined): string {
 
 const STATE_CODES: Record<string, number> = { pending: 0, running: 16, 'shutting-down': 32, terminated: 48, stopping: 64, stopped: 80 };
 
+/** The interface's ID as DescribeInstances shows it. */
+export function interfaceIdOf(i: EmulatedInstance, idx: number): string {
+  return i.networkInterfaces?.[idx]?.networkInterfaceId ?? `eni-${i.instanceId.slice(2)}${idx}`;
+}
+
+/** Prefixes assigned but not yet visible (read-back lag), per interface. */
+const lagging = new WeakMap<EmulatedInterface, Map<string, number>>();
+
+function visible(ni: EmulatedInterface): string[] {
+  const lag = lagging.get(ni);
+  return (ni.ipv6Prefixes ?? []).filter((p) => (lag?.get(p) ?? 0) <= 0);
+}
+
 function instanceXML(i: EmulatedInstance): string {
   const state = i.state ?? 'running';
   const nis = (i.networkInterfaces ?? [])
     .map((ni, idx) => {
-      const id = ni.networkInterfaceId ?? `eni-${i.instanceId.slice(2)}${idx}`;
+      const id = interfaceIdOf(i, idx);
       const priv = (ni.privateIps ?? [])
         .map((ip, n) => `<item>${el('privateIpAddress', ip)}${el('primary', n === 0 ? 'true' : 'false')}${n === 0 && ni.publicIp ? `<association>${el('publicIp', ni.publicIp)}</association>` : ''}</item>`)
         .join('');
       const v6 = (ni.ipv6 ?? []).map((ip) => `<item>${el('ipv6Address', ip)}</item>`).join('');
       const attachment =
-        ni.deviceIndex === undefined ? '' : `<attachment>${el('attachmentId', `eni-attach-${idx}`)}${el('deviceIndex', ni.deviceIndex)}${el('status', 'attached')}</attachment>`;
+        ni.deviceIndex === undefined
+          ? ''
+          : `<attachment>${el('attachmentId', `eni-attach-${idx}`)}${el('deviceIndex', ni.deviceIndex)}${el('networkCardIndex', ni.networkCardIndex)}${el('status', 'attached')}</attachment>`;
       return (
         `<item>${el('networkInterfaceId', id)}${el('status', ni.status ?? 'in-use')}${el('privateIpAddress', ni.privateIps?.[0])}` +
         `${attachment}${ni.publicIp ? `<association>${el('publicIp', ni.publicIp)}</association>` : ''}` +
-        `<privateIpAddressesSet>${priv}</privateIpAddressesSet><ipv6AddressesSet>${v6}</ipv6AddressesSet></item>`
+        `<privateIpAddressesSet>${priv}</privateIpAddressesSet><ipv6AddressesSet>${v6}</ipv6AddressesSet>` +
+        `<ipv4PrefixSet>${(ni.ipv4Prefixes ?? []).map((p) => `<item>${el('ipv4Prefix', p)}</item>`).join('')}</ipv4PrefixSet>` +
+        `<ipv6PrefixSet>${(visible(ni)).map((p) => `<item>${el('ipv6Prefix', p)}</item>`).join('')}</ipv6PrefixSet></item>`
       );
     })
     .join('');
@@ -117,7 +156,13 @@ export class EC2Emulator {
   defaultPageSize = Infinity;
   private server: Server | undefined;
   private injected: InjectedError[] = [];
+  private assignInjected: Array<InjectedError | { lose: LostAnswer }> = [];
+  private held: ServerResponse[] = [];
   private requestCounter = 0;
+  private subnetCounter = 0;
+  private readonly nextPrefix = new Map<string, number>();
+  /** DescribeInstances answers an assigned prefix is missing from before it shows (default 0). */
+  assignLag = 0;
   endpoint = '';
 
   async start(): Promise<string> {
@@ -130,6 +175,7 @@ export class EC2Emulator {
 
   async stop(): Promise<void> {
     if (!this.server) return;
+    this.releaseHeld();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server!.close(() => resolve()));
     this.server = undefined;
@@ -140,8 +186,18 @@ export class EC2Emulator {
     this.instances.clear();
     this.requests.length = 0;
     this.injected = [];
+    this.assignInjected = [];
+    this.nextPrefix.clear();
+    this.subnetCounter = 0;
+    this.releaseHeld();
     this.defaultPageSize = Infinity;
+    this.assignLag = 0;
     return this;
+  }
+
+  /** Closes the connections of answers held by loseNextAssignAnswer('hang'). */
+  releaseHeld(): void {
+    for (const res of this.held.splice(0)) res.socket?.destroy();
   }
 
   add(...instances: EmulatedInstance[]): this {
@@ -161,8 +217,101 @@ export class EC2Emulator {
     return this;
   }
 
+  /** The next AssignIpv6Addresses answers this error without assigning anything. */
+  failNextAssign(code: string, message: string, status = 400): this {
+    this.assignInjected.push({ code, message, status });
+    return this;
+  }
+
+  /** The next `n` AssignIpv6Addresses calls answer 503 RequestLimitExceeded, assigning nothing. */
+  throttleNextAssign(n = 1): this {
+    for (let k = 0; k < n; k++) this.assignInjected.push({ code: 'RequestLimitExceeded', message: 'Request limit exceeded.', status: 503 });
+    return this;
+  }
+
+  /** The next AssignIpv6Addresses assigns its prefix, then resets the connection or never answers. */
+  loseNextAssignAnswer(how: LostAnswer = 'reset'): this {
+    this.assignInjected.push({ lose: how });
+    return this;
+  }
+
   describeCalls(): number {
     return this.requests.filter((r) => r.action === 'DescribeInstances').length;
+  }
+
+  /** AssignIpv6Addresses calls received (for one interface, when given), whatever their answer. */
+  assignCalls(networkInterfaceId?: string): number {
+    return this.requests.filter((r) => r.action === 'AssignIpv6Addresses' && (networkInterfaceId === undefined || r.networkInterfaceId === networkInterfaceId)).length;
+  }
+
+  /** The interface with this ID, and its instance. */
+  findInterface(id: string): { instance: EmulatedInstance; ni: EmulatedInterface } | undefined {
+    for (const instance of this.instances.values()) {
+      const idx = (instance.networkInterfaces ?? []).findIndex((_, k) => interfaceIdOf(instance, k) === id);
+      if (idx >= 0) return { instance, ni: instance.networkInterfaces![idx]! };
+    }
+    return undefined;
+  }
+
+  private assign(rec: RecordedRequest, params: URLSearchParams, requestId: string, res: ServerResponse, send: (status: number, body: string) => void, fail: (status: number, code: string, message: string) => void): void {
+    rec.networkInterfaceId = params.get('NetworkInterfaceId') ?? undefined;
+    if (params.has('Ipv6PrefixCount')) rec.ipv6PrefixCount = Number(params.get('Ipv6PrefixCount'));
+    const injected = this.assignInjected[0];
+    if (injected && 'code' in injected) {
+      this.assignInjected.shift();
+      return fail(injected.status, injected.code, injected.message);
+    }
+    if (!rec.networkInterfaceId) return fail(400, 'MissingParameter', 'The request must contain the parameter NetworkInterfaceId');
+    // Only the prefix form is emulated; addresses (Ipv6AddressCount, Ipv6Addresses) are not.
+    if (params.has('Ipv6AddressCount') || params.has('Ipv6Addresses.1') || params.has('Ipv6Prefix.1')) {
+      return fail(400, 'InvalidParameterCombination', 'the EC2 emulator only supports Ipv6PrefixCount');
+    }
+    const count = rec.ipv6PrefixCount;
+    if (count === undefined || !Number.isInteger(count) || count < 1) return fail(400, 'InvalidParameterValue', `Value (${params.get('Ipv6PrefixCount')}) for parameter ipv6PrefixCount is invalid.`);
+    const found = this.findInterface(rec.networkInterfaceId);
+    if (!found) return fail(400, 'InvalidNetworkInterfaceID.NotFound', `The networkInterface ID '${rec.networkInterfaceId}' does not exist`);
+    const { ni } = found;
+    const have = ni.ipv6Prefixes?.length ?? 0;
+    // EC2 counts delegated prefixes against the interface's address limit; this is the error
+    // code it gives for that limit on AssignPrivateIpAddresses. The adapter does not depend on it.
+    if (have + count > (ni.ipv6PrefixLimit ?? Infinity)) return fail(400, 'PrivateIpAddressLimitExceeded', 'Number of private addresses will exceed limit.');
+    ni.subnetIpv6Cidr ??= `2600:1f18:0:${(++this.subnetCounter).toString(16)}::/64`;
+    const base = ni.subnetIpv6Cidr.replace(/::\/64$/, '');
+    const assigned: string[] = [];
+    for (let k = 0; k < count; k++) {
+      const n = (this.nextPrefix.get(ni.subnetIpv6Cidr) ?? 0) + 1;
+      this.nextPrefix.set(ni.subnetIpv6Cidr, n);
+      assigned.push(`${base}:${n.toString(16)}::/80`);
+    }
+    ni.ipv6Prefixes = [...(ni.ipv6Prefixes ?? []), ...assigned];
+    if (this.assignLag > 0) {
+      const lag = lagging.get(ni) ?? new Map<string, number>();
+      for (const p of assigned) lag.set(p, this.assignLag);
+      lagging.set(ni, lag);
+    }
+    if (injected && 'lose' in injected) {
+      this.assignInjected.shift();
+      rec.status = 0;
+      if (injected.lose === 'reset') res.socket?.destroy();
+      else this.held.push(res);
+      return;
+    }
+    send(
+      200,
+      `<?xml version="1.0" encoding="UTF-8"?>\n<AssignIpv6AddressesResponse xmlns="${NS}">${el('requestId', requestId)}${el('networkInterfaceId', rec.networkInterfaceId)}` +
+        `<assignedIpv6Addresses/><assignedIpv6PrefixSet>${assigned.map((p) => el('item', p)).join('')}</assignedIpv6PrefixSet></AssignIpv6AddressesResponse>`,
+    );
+  }
+
+  /** One DescribeInstances answer has gone by: lagging prefixes come closer to showing. */
+  private tickLag(): void {
+    for (const i of this.instances.values()) {
+      for (const ni of i.networkInterfaces ?? []) {
+        const lag = lagging.get(ni);
+        if (!lag) continue;
+        for (const [p, n] of lag) if (n <= 1) lag.delete(p); else lag.set(p, n - 1);
+      }
+    }
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -187,9 +336,10 @@ export class EC2Emulator {
     };
     const fail = (status: number, code: string, message: string): void => send(status, errorXML(code, message, requestId));
 
-    if (req.method !== 'POST' || rec.action !== 'DescribeInstances' || params.get('Version') !== '2016-11-15') {
+    if (req.method !== 'POST' || (rec.action !== 'DescribeInstances' && rec.action !== 'AssignIpv6Addresses') || params.get('Version') !== '2016-11-15') {
       return fail(400, 'InvalidAction', `The action ${rec.action} is not valid for this web service.`);
     }
+    if (rec.action === 'AssignIpv6Addresses') return this.assign(rec, params, requestId, res, send, fail);
     const injected = this.injected.shift();
     if (injected) return fail(injected.status, injected.code, injected.message);
 
@@ -216,9 +366,11 @@ export class EC2Emulator {
     const size = rec.maxResults ?? this.defaultPageSize;
     const page = matched.slice(start, start + size);
     const next = start + size < matched.length ? Buffer.from(String(start + size)).toString('base64url') : undefined;
+    // This answer is built from what is visible now; the lag counts down after it.
     const reservations = page
       .map((i) => `<item>${el('reservationId', i.reservationId ?? `r-${i.instanceId.slice(2)}`)}${el('ownerId', '123456789012')}<groupSet/><instancesSet>${instanceXML(i)}</instancesSet></item>`)
       .join('');
+    this.tickLag();
     send(
       200,
       `<?xml version="1.0" encoding="UTF-8"?>\n<DescribeInstancesResponse xmlns="${NS}">${el('requestId', requestId)}<reservationSet>${reservations}</reservationSet>${el('nextToken', next)}</DescribeInstancesResponse>`,

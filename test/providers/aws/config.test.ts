@@ -31,9 +31,16 @@ Service = ec2
     ['quoted value with escapes', '[global]\nKubernetesClusterID = "a\\"b"', { clusterID: 'a"b' }],
     ['comment characters inside quotes', '[Global]\nKubernetesClusterID = "a;b#c" ; real comment', { clusterID: 'a;b#c' }],
     ['CRLF line endings', '[Global]\r\nRegion = us-east-2\r\n', { region: 'us-east-2' }],
+    ['prefix assignment on (gcfg boolean words)', '[Global]\nNodeIPFamilies = ipv6\nassignipv6podprefix = Yes', { assignIPv6PodPrefix: true }],
+    ['prefix assignment as a bare name', '[Global]\nNodeIPFamilies = ipv4\nNodeIPFamilies = ipv6\nAssignIPv6PodPrefix', { assignIPv6PodPrefix: true }],
   ];
   it.each(table)('%s', (_name, text, want) => {
     expect(parseAWSCloudConfig(text)).toMatchObject(want);
+  });
+
+  it('leaves prefix assignment off unless the key says true', () => {
+    expect(parseAWSCloudConfig('[Global]\nNodeIPFamilies = ipv6').assignIPv6PodPrefix).toBeUndefined();
+    expect(parseAWSCloudConfig('[Global]\nNodeIPFamilies = ipv6\nAssignIPv6PodPrefix = off').assignIPv6PodPrefix).toBeUndefined();
   });
 
   const bad: Array<[string, string, RegExp]> = [
@@ -49,6 +56,9 @@ Service = ec2
     ['unterminated quote', '[Global]\nRegion = "abc', /line 2: unterminated quoted value/],
     ['invalid escape', '[Global]\nKubernetesClusterID = "a\\qb"', /line 2: invalid escape "\\q"/],
     ['garbage line', '[Global]\n= x', /line 2: expected "Name = value"/],
+    ['prefix assignment not a boolean', '[Global]\nNodeIPFamilies = ipv6\nAssignIPv6PodPrefix = maybe', /\[Global\] AssignIPv6PodPrefix \(line 3\): "maybe" is not a boolean \(true or false\)/],
+    ['prefix assignment without ipv6', '[Global]\nAssignIPv6PodPrefix = true', /\[Global\] AssignIPv6PodPrefix \(line 2\): true needs NodeIPFamilies to include ipv6 .*now ipv4\)/],
+    ['prefix assignment twice', '[Global]\nNodeIPFamilies = ipv6\nAssignIPv6PodPrefix = true\nAssignIPv6PodPrefix = false', /AssignIPv6PodPrefix \(line 4\): set more than once/],
   ];
   it.each(bad)('rejects %s', (_name, text, message) => {
     expect(() => parseAWSCloudConfig(text)).toThrow(AWSCloudConfigError);

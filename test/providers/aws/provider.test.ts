@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
 import { AwsProvider, type AwsProviderOptions } from '../../../providers/aws/provider.js';
 import { BackoffGate } from '../../../providers/aws/backoff.js';
 import { EC2Emulator, type EmulatedInstance } from '../../emulators/ec2/server.js';
-import type { NodeRef } from '../../../providers/types.js';
+import type { InstanceMetadata, NodeRef } from '../../../providers/types.js';
 
 const emu = new EC2Emulator();
 let endpoint = '';
@@ -86,6 +86,12 @@ describe('AwsProvider through the EC2 emulator', () => {
           { type: 'InternalIP', address: '2600:1f18::1' },
           { type: 'InternalIP', address: '2600:1f18::1:0:0:1' },
         ],
+        // No delegated prefixes: no pod CIDRs, and the reason names the primary interface.
+        podCIDRDetails: {
+          exclusive: true,
+          missing: `interface eni-${iid(1).slice(2)}1 (device index 0) of instance ${iid(1)} has no IPv4 prefix (Ipv4Prefixes is empty); ` +
+            `interface eni-${iid(1).slice(2)}1 (device index 0) of instance ${iid(1)} has no IPv6 prefix (Ipv6Prefixes is empty)`,
+        },
       },
     });
     expect(emu.describeCalls()).toBe(1);
@@ -264,5 +270,95 @@ describe('AwsProvider through the EC2 emulator', () => {
     const ac = new AbortController();
     ac.abort(new Error('stopping'));
     await expect(p.instancesMetadata([byProviderID(1)], ac.signal)).rejects.toThrow('stopping');
+  });
+});
+
+describe('AwsProvider: pod CIDRs from delegated prefixes', () => {
+  const meta = async (p: AwsProvider, n: number): Promise<InstanceMetadata> => {
+    const r = (await p.instancesMetadata([byProviderID(n)])).get(`node-${n}`);
+    if (r?.kind !== 'found') throw new Error(`node-${n}: ${JSON.stringify(r)}`);
+    return r.value;
+  };
+  const withPrefixes = (n: number, o: { v4?: string[]; v6?: string[]; limit?: number } = {}): EmulatedInstance =>
+    instance(n, { networkInterfaces: [{ networkInterfaceId: `eni-${n}`, deviceIndex: 0, privateIps: [`10.0.0.${n}`], ipv4Prefixes: o.v4, ipv6Prefixes: o.v6, ipv6PrefixLimit: o.limit, subnetIpv6Cidr: `2600:1f18:0:${n}::/64` }] });
+
+  it('reads the prefixes from the one batched DescribeInstances, in the NodeIPFamilies order, with the choice explained', async () => {
+    emu.add(withPrefixes(1, { v4: ['10.1.0.16/28', '10.1.0.0/28'], v6: ['2600:1f18:0:1:5::/80'] }), withPrefixes(2, { v4: ['10.1.1.0/28'] }));
+    const p = provider({ config: { nodeIPFamilies: ['ipv6', 'ipv4'] } });
+    const res = await p.instancesMetadata([byProviderID(1), byProviderID(2)]);
+    const one = res.get('node-1');
+    const two = res.get('node-2');
+    expect(one?.kind === 'found' && one.value.podCIDRs).toEqual(['2600:1f18:0:1:5::/80', '10.1.0.0/27']);
+    expect(one?.kind === 'found' && one.value.podCIDRDetails).toEqual({ exclusive: true, notes: ['interface eni-1: its 2 IPv4 prefixes form one aligned block, 10.1.0.0/27, the pod CIDR'] });
+    // Dual-stack without an IPv6 prefix: no pod CIDRs at all, the missing family named; nothing to ask for.
+    expect(two?.kind === 'found' && two.value.podCIDRs).toBeUndefined();
+    expect(two?.kind === 'found' && two.value.podCIDRDetails).toEqual({ exclusive: true, missing: `interface eni-2 (device index 0) of instance ${iid(2)} has no IPv6 prefix (Ipv6Prefixes is empty)` });
+    expect(emu.describeCalls()).toBe(1);
+  });
+
+  it('offers a request only with AssignIPv6PodPrefix, and only for a missing IPv6 prefix', async () => {
+    emu.add(withPrefixes(1), withPrefixes(2, { v6: ['2600:1f18:0:2:1::/80'] }));
+    const off = await meta(provider({ config: { nodeIPFamilies: ['ipv6'] } }), 1);
+    expect(off.podCIDRDetails?.request).toBeUndefined();
+    const on = provider({ config: { nodeIPFamilies: ['ipv6'], assignIPv6PodPrefix: true } });
+    expect((await meta(on, 1)).podCIDRDetails?.request).toEqual({ target: 'eni-1', what: 'one IPv6 /80 prefix' });
+    expect((await meta(on, 2)).podCIDRDetails?.request).toBeUndefined();
+    expect(() => provider({ config: { nodeIPFamilies: ['ipv4'], assignIPv6PodPrefix: true } })).toThrow('assignIPv6PodPrefix needs nodeIPFamilies to include ipv6');
+  });
+
+  it('a prefix it cannot read costs the pod CIDRs only, not the node', async () => {
+    emu.add(withPrefixes(1, { v4: ['10.1.0.0/33'] }));
+    const m = await meta(provider(), 1);
+    expect(m.addresses.length).toBeGreaterThan(0);
+    expect(m.podCIDRs).toBeUndefined();
+    expect(m.podCIDRDetails?.missing).toBe(`EC2 instance ${iid(1)}: NetworkInterfaces[0].Ipv4Prefixes[0].Ipv4Prefix: invalid CIDR "10.1.0.0/33": prefix length must be 0..32`);
+  });
+
+  describe('requestPodCIDRs: one AssignIpv6Addresses attempt, its outcome classified', () => {
+    const ask = (p: AwsProvider, n: number) => p.requestPodCIDRs({ name: `node-${n}` }, { target: `eni-${n}`, what: 'one IPv6 /80 prefix' });
+    // The main client retries (maxAttempts 3, as by default): the assign call must not.
+    const assigning = () => provider({ config: { nodeIPFamilies: ['ipv6'], assignIPv6PodPrefix: true }, maxAttempts: 3 });
+
+    it('done: the prefix shows in the next DescribeInstances', async () => {
+      emu.add(withPrefixes(1));
+      const p = assigning();
+      expect(await ask(p, 1)).toEqual({ kind: 'done', detail: 'EC2 assigned 2600:1f18:0:1:1::/80 to eni-1' });
+      expect((await meta(p, 1)).podCIDRs).toEqual(['2600:1f18:0:1:1::/80']);
+      expect(emu.assignCalls()).toBe(1);
+    });
+
+    it('an answer lost after success is unknown, and is not sent again', async () => {
+      emu.add(withPrefixes(1));
+      emu.loseNextAssignAnswer('reset');
+      const p = assigning();
+      const out = await ask(p, 1);
+      expect(out.kind).toBe('unknown');
+      expect(emu.assignCalls()).toBe(1);
+      expect(p.assignCalls).toBe(1);
+      expect((await meta(p, 1)).podCIDRs).toEqual(['2600:1f18:0:1:1::/80']);
+    });
+
+    it('throttled: not applied, may be asked again; the interface limit: not applied, not to be asked again', async () => {
+      emu.add(withPrefixes(1), withPrefixes(2, { limit: 0 }));
+      emu.throttleNextAssign(1);
+      const p = assigning();
+      expect(await ask(p, 1)).toMatchObject({ kind: 'not-applied', retry: true, error: { name: 'RequestLimitExceeded' } });
+      expect(await ask(p, 2)).toMatchObject({ kind: 'not-applied', retry: false, error: { name: 'PrivateIpAddressLimitExceeded' } });
+      expect(emu.assignCalls()).toBe(2);
+      expect((await meta(p, 1)).podCIDRs).toBeUndefined();
+    });
+
+    it('a server error is unknown (it may have come after the prefix was assigned)', async () => {
+      emu.add(withPrefixes(1));
+      emu.failNextAssign('InternalError', 'An internal error has occurred', 500);
+      expect((await ask(assigning(), 1)).kind).toBe('unknown');
+      expect(emu.assignCalls()).toBe(1);
+    });
+
+    it('with assignment off it sends nothing', async () => {
+      emu.add(withPrefixes(1));
+      expect(await ask(provider({ config: { nodeIPFamilies: ['ipv6'] } }), 1)).toMatchObject({ kind: 'not-applied', retry: false });
+      expect(emu.assignCalls()).toBe(0);
+    });
   });
 });

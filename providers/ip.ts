@@ -1,7 +1,8 @@
-// IP and CIDR checks for the static cloud-config, with canonical output (IPv4 dotted quad, IPv6
-// lower-case compressed). Stricter than src/nodeip's ParseIPSloppy, which must take whatever the
-// API server stored: this file is written by hand for this controller, so "010.0.0.1" (octal to
-// some tools, decimal to Kubernetes) is refused rather than guessed.
+// IP and CIDR checks for what a cloud hands in (the static cloud-config, the answers of adapters
+// loaded at run time), with canonical output (IPv4 dotted quad, IPv6 lower-case compressed).
+// Stricter than src/nodeip's ParseIPSloppy, which must take whatever the API server stored: these
+// come from outside for this controller, so "010.0.0.1" (octal to some tools, decimal to
+// Kubernetes) is refused rather than guessed.
 import ipaddr from 'ipaddr.js';
 
 /** The canonical text of `text` if it is an IP address, else undefined. */

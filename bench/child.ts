@@ -1,0 +1,51 @@
+// What the process benchmarks read of their child processes: JSON log lines as they come, and
+// memory from /proc.
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+export interface Lines {
+  /** The first message at index `from` or later that matches. */
+  next(match: (msg: Record<string, unknown>) => boolean, timeoutMs: number, what: string, from?: number): Promise<Record<string, unknown>>;
+  all: Record<string, unknown>[];
+}
+
+/** JSON lines of a child's stdout, with a way to wait for one that matches. */
+export function lines(child: ChildProcess): Lines {
+  const all: Record<string, unknown>[] = [];
+  const waiters: { match: (m: Record<string, unknown>) => boolean; from: number; resolve: (m: Record<string, unknown>) => void }[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    let msg: Record<string, unknown>;
+    try {
+      msg = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    all.push(msg);
+    for (const w of [...waiters]) {
+      if (all.length - 1 >= w.from && w.match(msg)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(msg);
+      }
+    }
+  });
+  return {
+    all,
+    next(match, timeoutMs, what, from = 0) {
+      const seen = all.slice(from).find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`bench: timed out waiting for ${what}`)), timeoutMs);
+        waiters.push({ match, from, resolve: (m) => (clearTimeout(t), resolve(m)) });
+      });
+    },
+  };
+}
+
+
+/** VmRSS and VmHWM (peak) of a process, in MiB. */
+export function rss(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+}

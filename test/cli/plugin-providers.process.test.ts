@@ -1,0 +1,142 @@
+// Both ways in for an inventory this project does not know, through the real `run` process (the
+// built binary) against the API server double: a provider module (the NetBox example, and a
+// plugin that throws, hangs, answers for the wrong nodes or with a bad IP) and the webhook
+// provider against the reference webhook over HTTPS. A misbehaving plugin or webhook delays the
+// node, with an event saying why; it never initialises it wrongly.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { stringify as toYaml } from 'yaml';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { selfSignedCertificate } from '../../src/serving/certificate.js';
+import { freePort } from '../../src/util/free-port.js';
+import { startReferenceWebhook, type ReferenceWebhook } from '../../examples/webhook/server.js';
+import { repoRoot, runCli } from '../kit/cli.js';
+import { createNode, isInitialised, storedNode, useDouble } from '../kit/double.js';
+import { eventually } from '../kit/wait.js';
+
+const cluster = useDouble();
+let dir: string;
+let webhook: ReferenceWebhook | undefined;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'ccm-plugins-'));
+});
+afterEach(async () => {
+  await webhook?.close();
+  webhook = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+const runFlags = (provider: string, cloudConfig: string, extra: string[] = []) => [
+  'run', `--kubeconfig=${cluster.kubeconfigPath}`, `--cloud-provider=${provider}`, `--cloud-config=${cloudConfig}`,
+  '--controllers=cloud-node', '--leader-elect=false', '--secure-port=0', '--node-status-update-frequency=1s', ...extra,
+];
+
+function warnings(node: string): string[] {
+  return (cluster.api.store.list('events', { namespace: 'default' }) as unknown as { involvedObject: { name: string }; reason: string; message: string; type: string }[])
+    .filter((e) => e.involvedObject.name === node && e.type === 'Warning').map((e) => `${e.reason}: ${e.message}`);
+}
+
+const MISBEHAVING = path.join(repoRoot, 'test/providers/module/fixtures/misbehaving.mjs');
+
+describe('run --cloud-provider-module', () => {
+  it('the NetBox example initialises its VM (built JS, loaded by path)', async () => {
+    const file = path.join(dir, 'vms.json');
+    await writeFile(file, JSON.stringify({ results: [{ id: 7, name: 'worker-1', site: { slug: 'fra1' }, primary_ip4: { address: '10.1.0.7/24' }, primary_ip6: { address: '2001:db8::7/64' } }] }));
+    createNode(cluster.api, { name: 'worker-1', nodeIP: '10.1.0.7' });
+    const run = cluster.start([...runFlags('netbox', file), '--cloud-provider-module', 'dist/examples/provider-module/netbox.js']);
+    await eventually(() => isInitialised(cluster.api, 'worker-1'), { timeoutMs: 15_000, what: 'worker-1 initialised', describe: () => run.tail(20) });
+    const node = storedNode(cluster.api, 'worker-1');
+    expect(node.spec?.providerID).toBe('netbox://7');
+    expect(node.metadata.labels?.['topology.kubernetes.io/zone']).toBe('fra1');
+    expect(node.status?.addresses).toEqual([{ type: 'InternalIP', address: '10.1.0.7' }, { type: 'Hostname', address: 'worker-1' }]);
+  });
+
+  it('a plugin that throws, hangs, answers for the wrong node or with a bad IP: the node waits with the reason, then initialises', async () => {
+    const conf = path.join(dir, 'misbehaving.json');
+    const mode = (m: string) => writeFile(conf, JSON.stringify({ mode: m, nodes: { n1: { providerID: 'm://n1', addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] } } }));
+    await mode('throw');
+    createNode(cluster.api, { name: 'n1', nodeIP: null });
+    const run = cluster.start([...runFlags('misbehaving', conf), `--cloud-provider-module=${MISBEHAVING}`]);
+    const expectWarning = (text: string) => eventually(() => warnings('n1').some((w) => w.includes(text)), { timeoutMs: 15_000, what: `a Warning saying "${text}"`, describe: () => `${warnings('n1').join('\n')}\n${run.tail(10)}` });
+    await expectWarning('CloudProviderError: failed to get instance metadata from cloud provider misbehaving: the inventory is on fire');
+    await mode('hang');
+    await expectWarning('provider misbehaving did not answer instancesMetadata within 1s');
+    await mode('wrong-nodes');
+    await expectWarning('provider misbehaving gave no answer for node n1');
+    await mode('bad-ip');
+    await expectWarning('addresses[0].address: InternalIP must be an IP address (value "10.0.0.300")');
+    expect(isInitialised(cluster.api, 'n1')).toBe(false);
+    // The kubelet's Hostname only: nothing the plugin or webhook said reached the node.
+    expect(storedNode(cluster.api, 'n1').status?.addresses).toEqual([{ type: 'Hostname', address: 'n1' }]);
+    await mode('ok');
+    await eventually(() => isInitialised(cluster.api, 'n1'), { timeoutMs: 15_000, what: 'n1 initialised', describe: () => run.tail(20) });
+    expect(storedNode(cluster.api, 'n1').spec?.providerID).toBe('m://n1');
+  });
+
+  it.each([
+    ['a missing file', () => ['./plugins/none.mjs', 'x'], 'error: --cloud-provider-module ./plugins/none.mjs: cannot read: no such file\n'],
+    ['a built-in name', () => [MISBEHAVING, 'static'], `error: --cloud-provider-module ${MISBEHAVING}: --cloud-provider static is a built-in provider; a module's provider needs a name of its own\n`],
+    ['another name than the module\'s', () => [MISBEHAVING, 'other'], `error: --cloud-provider-module ${MISBEHAVING}: defines provider "misbehaving", but --cloud-provider names "other"\n`],
+  ])('%s exits 2 with one line', async (_name, args, stderr) => {
+    const [spec, name] = args();
+    const r = await runCli([...runFlags(name as string, cluster.cloudConfigPath), '--cloud-provider-module', spec as string]);
+    expect(r.stderr).toBe(stderr);
+    expect(r.code).toBe(2);
+  });
+
+  it('a module that does not parse exits 2 with Node\'s SyntaxError in one line', async () => {
+    const file = path.join(dir, 'broken.mjs');
+    await writeFile(file, "export default {\n  name: 'broken',\n");
+    const r = await runCli([...runFlags('broken', cluster.cloudConfigPath), '--cloud-provider-module', file]);
+    expect(r.stderr).toMatch(new RegExp(`^error: --cloud-provider-module ${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: cannot import: SyntaxError: [^\\n]+\\n$`));
+    expect(r.code).toBe(2);
+  });
+});
+
+describe('run --cloud-provider webhook', () => {
+  it('initialises from the reference webhook over HTTPS; a malformed answer or a 503 delays the node, never initialises it wrongly', async () => {
+    const tls = selfSignedCertificate({ commonName: 'webhook', hosts: ['127.0.0.1'] });
+    const inventory = path.join(dir, 'inventory.yaml');
+    await writeFile(inventory, toYaml({ nodes: { n1: { providerID: 'inv://n1', zone: 'z1', addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] } } }));
+    await writeFile(path.join(dir, 'ca.crt'), tls.cert);
+    await writeFile(path.join(dir, 'token'), 'secret');
+    let fault: 'malformed' | 'unavailable' | undefined = 'malformed';
+    webhook = await startReferenceWebhook({
+      inventory, tls, tokenFile: path.join(dir, 'token'),
+      intercept: (_req, answer) => {
+        if (fault === 'malformed') return { body: JSON.stringify({ ...answer, nodes: { n1: { found: { providerID: 'inv://n1', addresses: [{ type: 'InternalIP', address: '10.0.0.1', scope: 'x' }] } } } }) };
+        if (fault === 'unavailable') return { status: 503, body: 'maintenance' };
+        return undefined;
+      },
+    });
+    const conf = path.join(dir, 'webhook.yaml');
+    await writeFile(conf, toYaml({ url: webhook.url, caFile: path.join(dir, 'ca.crt'), tokenFile: path.join(dir, 'token'), timeout: '2s', attempts: 2 }));
+    createNode(cluster.api, { name: 'n1', nodeIP: null });
+    const port = await freePort();
+    const run = cluster.start([...runFlags('webhook', conf), `--secure-port=${port}`, '--insecure-plain-http']);
+    const expectWarning = (text: string) => eventually(() => warnings('n1').some((w) => w.includes(text)), { timeoutMs: 15_000, what: `a Warning saying "${text}"`, describe: () => `${warnings('n1').join('\n')}\n${run.tail(10)}` });
+    await expectWarning('webhook answer refused: nodes.n1.found.addresses[0].scope: unknown field (value "x")');
+    fault = 'unavailable';
+    await expectWarning('HTTP 503: maintenance (after 2 attempts)');
+    expect(isInitialised(cluster.api, 'n1')).toBe(false);
+    // The kubelet's Hostname only: nothing the plugin or webhook said reached the node.
+    expect(storedNode(cluster.api, 'n1').status?.addresses).toEqual([{ type: 'Hostname', address: 'n1' }]);
+    // The calls are counted under the same names as every provider's.
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toMatch(/cloudprovider_requests_total\{provider="webhook",operation="instancesMetadata",result="error"\} [1-9]/);
+    expect(metrics).toMatch(/cloudprovider_request_duration_seconds_count\{provider="webhook",operation="instancesMetadata"\} [1-9]/);
+    fault = undefined;
+    await eventually(() => isInitialised(cluster.api, 'n1'), { timeoutMs: 15_000, what: 'n1 initialised', describe: () => run.tail(20) });
+    expect(storedNode(cluster.api, 'n1').metadata.labels?.['topology.kubernetes.io/zone']).toBe('z1');
+  });
+
+  it('plain HTTP without insecurePlainHTTP exits 2 naming the field and the value', async () => {
+    const conf = path.join(dir, 'webhook.yaml');
+    await writeFile(conf, 'url: http://127.0.0.1:9/v1/instances\n');
+    const r = await runCli(runFlags('webhook', conf));
+    expect(r.stderr).toBe(`error: --cloud-config ${conf}: url: plain http:// needs insecurePlainHTTP: true (and a loopback address); use https:// (value "http://127.0.0.1:9/v1/instances")\n`);
+    expect(r.code).toBe(2);
+  });
+});
