@@ -183,7 +183,7 @@ describe('cloud-node-lifecycle through the API double', () => {
     // Two answers a period apart: the second pass after the one that first found it gone.
     await eventually(() => !exists(cluster.api, 'kind-worker2'), { timeoutMs: 8 * PERIOD_MS, what: 'kind-worker2 deleted' });
     // The event follows the DELETE's response, which the watch may beat.
-    await eventually(() => events.for('kind-worker2').length > 0, { timeoutMs: 2000, what: 'the DeletingNode event' });
+    await eventually(() => events.for('kind-worker2').some((e) => e.reason === 'DeletingNode'), { timeoutMs: 2000, what: 'the DeletingNode event' });
     expect(events.for('kind-worker2').map((e) => e.reason)).toEqual(['DeletingNodeDeferred', 'DeletingNode']);
     expect(events.for('kind-worker')).toEqual([]);
   });
