@@ -2,7 +2,7 @@
 // when one call is throttled every caller in the process should slow down, not only the one that
 // saw the error. The SDK's adaptive retry already paces retries of a single request; this gate
 // paces the next requests of all callers.
-import { sleep } from '../../src/util/sleep.js';
+import { sleep, sleepUntil } from '../../src/util/sleep.js';
 
 export { sleep };
 
@@ -52,12 +52,7 @@ export class BackoffGate {
 
   /** Resolves when calls may proceed (immediately when not throttled). */
   async wait(signal?: AbortSignal): Promise<void> {
-    for (;;) {
-      signal?.throwIfAborted();
-      const ms = this.waitMs();
-      if (ms <= 0) return;
-      await sleep(ms, signal);
-    }
+    await sleepUntil(() => this.waitMs(), signal);
   }
 
   /** Records a throttle: doubles the delay (from baseMs, up to maxMs) and closes the gate. */

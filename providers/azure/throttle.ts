@@ -2,7 +2,7 @@
 // or principal is over its read budget; the SDK's retry policy then waits that long before it
 // retries that one request. The gate below makes the provider's other requests wait too (a batch
 // runs several listings at once), so nothing is sent before ARM said it may be. No SDK import here.
-import { sleep } from '../../src/util/sleep.js';
+import { sleepUntil } from '../../src/util/sleep.js';
 
 /**
  * Milliseconds a throttling response asks to wait, from `retry-after-ms`, `x-ms-retry-after-ms`
@@ -55,12 +55,7 @@ export class ThrottleGate {
   }
 
   async wait(signal?: AbortSignal): Promise<void> {
-    for (;;) {
-      signal?.throwIfAborted();
-      const ms = this.waitMs();
-      if (ms <= 0) return;
-      await sleep(ms, signal);
-    }
+    await sleepUntil(() => this.waitMs(), signal);
   }
 }
 

@@ -16,3 +16,16 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * Resolves once `remainingMs()` is zero or less, sleeping in between; it is asked again after each
+ * sleep, since a gate shared by many callers can be pushed further out meanwhile (another 429).
+ */
+export async function sleepUntil(remainingMs: () => number, signal?: AbortSignal): Promise<void> {
+  for (;;) {
+    signal?.throwIfAborted();
+    const ms = remainingMs();
+    if (ms <= 0) return;
+    await sleep(ms, signal);
+  }
+}
