@@ -207,7 +207,8 @@ describe.each(SETUPS)('RBAC of %s, as the node-address-ccm ServiceAccount', (_ti
       run.writeCloud({ a: { addresses: DUAL }, b: { addresses: DUAL }, stuck: { addresses: DUAL }, off: { addresses: [I('10.0.0.21')], shutdown: true } });
       await eventually(async () => expect(await run.cluster.nodeExists(gone)).toBe(false), wait);
       await eventually(async () => expect(hasTaint(await run.cluster.getNode(off), SHUTDOWN_TAINT_KEY)).toBe(true), wait);
-      expect((await run.cluster.nodeEvents(gone)).map((e) => e.reason)).toContain('DeletingNode');
+      // The event is posted once the DELETE's answer is back, which the watch may beat.
+      await eventually(async () => expect((await run.cluster.nodeEvents(gone)).map((e) => e.reason)).toContain('DeletingNode'), wait);
       expect(run.target.api.count({ user: SA_USER, verb: 'delete', resource: 'nodes', code: 200 })).toBe(1);
     }
     // The lease was renewed at least once, and a repeated event was aggregated.
