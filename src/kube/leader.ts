@@ -1,7 +1,11 @@
 // Leader election on a coordination.k8s.io/v1 Lease with client-go's rules, plus fencing: writes are
 // allowed only while the last successful renew is younger than the renew deadline, a leader that
-// misses the deadline stops at once, and a new leader waits one write timeout before its controllers
-// start, so an old leader's in-flight write (bounded by the write timeout) has landed or failed.
+// misses the deadline stops at once, and no controller starts while an old leader's write (bounded
+// by the write timeout) could still land. A lease taken over after it expired needs no wait for
+// that: the old holder's last write timed out before its lease did (write timeout < lease
+// duration − renew deadline, checked below). A released, created or re-acquired lease waits one
+// write timeout: a leader that released its lease aborted its calls, and an aborted request may
+// still reach the server.
 import { realClock, type Clock, type ClockTimer } from './clock.js';
 import type { KubeClient, WriteGate } from './client.js';
 import { FencedError, isConflict, isNotFound } from './errors.js';
@@ -35,7 +39,10 @@ export interface LeaderElectionOptions {
   retryPeriodMs?: number;
   /** Clear the lease on cancellation so a successor need not wait for expiry. */
   releaseOnCancel?: boolean;
-  /** Wait after acquiring before controllers start (default: the client's write timeout). */
+  /**
+   * Wait after acquiring a lease that had not expired under another holder (released, created,
+   * ours already) before controllers start (default: the client's write timeout).
+   */
   takeoverDelayMs?: number;
   callbacks: LeaderCallbacks;
   metrics?: LeaderMetrics;
@@ -47,6 +54,9 @@ export interface LeaderElectionOptions {
 export type LeadershipEnd = 'cancelled' | 'lost';
 
 type Attempt = 'acquired' | 'held-by-other' | 'failed';
+
+/** How the lease came to this process: only `expired` needs no takeover delay. */
+export type Acquisition = 'expired' | 'released' | 'created' | 'renewed';
 
 // client-go's JitterFactor for the acquire loop.
 const JITTER = 1.2;
@@ -65,6 +75,8 @@ export class LeaderElector {
   #deadlineTimer: ClockTimer | undefined;
   #leaderAbort: AbortController | undefined;
   #stoppedCalled = false;
+  /** How the last 'acquired' attempt got the lease. */
+  #acquisition: Acquisition = 'created';
 
   constructor(options: LeaderElectionOptions) {
     const leaseDurationMs = options.leaseDurationMs ?? 15_000;
@@ -147,11 +159,12 @@ export class LeaderElector {
     const leaderAbort = new AbortController();
     this.#leaderAbort = leaderAbort;
     this.#armDeadline();
-    this.#log.info({ takeoverDelayMs: this.#o.takeoverDelayMs }, 'acquired the lease');
+    const delayMs = this.#acquisition === 'expired' ? 0 : this.#o.takeoverDelayMs;
+    this.#log.info({ takeoverDelayMs: delayMs, from: this.#acquisition }, 'acquired the lease');
     let lost = false;
     void (async () => {
       // Let any write a previous leader had in flight finish (or time out) first.
-      await this.#sleep(this.#o.takeoverDelayMs, leaderAbort.signal);
+      await this.#sleep(delayMs, leaderAbort.signal);
       if (leaderAbort.signal.aborted) return;
       try {
         await this.#o.callbacks.onStartedLeading(leaderAbort.signal);
@@ -263,6 +276,7 @@ export class LeaderElector {
         }, call);
         this.#observe(created);
         this.#renewed(sentAt);
+        this.#acquisition = 'created';
         return 'acquired';
       } catch (err2) {
         this.#log.info({ err: err2 }, 'cannot create the lease');
@@ -293,6 +307,10 @@ export class LeaderElector {
       }, call);
       this.#observe(updated);
       this.#renewed(sentAt);
+      // Expired: another holder's record went unchanged for its whole duration, as we saw it. Its
+      // last renew was sent before we saw that record, so its writes stopped a renew deadline
+      // after, and the last of them timed out a write timeout later, before the lease expired.
+      this.#acquisition = mine ? 'renewed' : holder === '' ? 'released' : 'expired';
       return 'acquired';
     } catch (err) {
       if (isConflict(err)) this.#log.debug('lease changed meanwhile (conflict)');

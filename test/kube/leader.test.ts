@@ -5,6 +5,7 @@ import { FencedError } from '../../src/kube/errors.js';
 import { LeaderElector, type LeaderElectionOptions } from '../../src/kube/leader.js';
 import { LEASES, NODES, type LeaseObject } from '../../src/kube/types.js';
 import { formatMicroTime, formatTime, parseTime } from '../../src/kube/time.js';
+import { captureLog } from '../kit/log.js';
 import { eventually } from '../kit/wait.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -30,7 +31,9 @@ function candidate(identity: string, extra: Partial<LeaderElectionOptions> = {})
   const log: string[] = [];
   let leaderSignal: AbortSignal | undefined;
   let startedAt = 0;
+  const { logger, find } = captureLog();
   const elector = new LeaderElector({
+    logger,
     client,
     namespace: 'kube-system',
     name: 'node-address-ccm',
@@ -47,7 +50,9 @@ function candidate(identity: string, extra: Partial<LeaderElectionOptions> = {})
   const ac = new AbortController();
   const result = elector.run(ac.signal);
   cleanups.push(async () => { ac.abort(); await result; client.close(); });
-  return { client, elector, log, ac, result, signal: () => leaderSignal, startedAt: () => startedAt };
+  /** The takeover delay and the kind of acquisition the "acquired the lease" line gave. */
+  const acquired = () => find('acquired the lease').map((l) => [l.from, l.takeoverDelayMs]);
+  return { client, elector, log, ac, result, signal: () => leaderSignal, startedAt: () => startedAt, acquired };
 }
 
 const readLease = (client: KubeClient) => client.get<LeaseObject>(LEASES, 'node-address-ccm', { namespace: 'kube-system' });
@@ -99,6 +104,7 @@ describe('LeaderElector against the API server double', () => {
     expect(a.elector.isLeader()).toBe(true);
     const acquiredAt = parseTime(lease.spec?.acquireTime) ?? 0;
     expect(a.startedAt() - acquiredAt).toBeGreaterThanOrEqual(WRITE_TIMEOUT - 20);
+    expect(a.acquired()).toEqual([['created', WRITE_TIMEOUT]]);
     expect(a.log.slice(0, 2)).toEqual(['leader a', 'started']);
     // Renewals move renewTime but keep acquireTime.
     const later = await eventually(async () => {
@@ -131,6 +137,9 @@ describe('LeaderElector against the API server double', () => {
     expect(Date.now() - t0).toBeLessThan(1500 + WRITE_TIMEOUT);
     const lease = await readLease(b.client);
     expect([lease.spec?.holderIdentity, lease.spec?.leaseTransitions]).toEqual(['b', 1]);
+    // a aborted its calls when it released: an aborted write may still land, so b waits one write timeout.
+    expect(b.startedAt() - (parseTime(lease.spec?.acquireTime) ?? 0)).toBeGreaterThanOrEqual(WRITE_TIMEOUT - 20);
+    expect(b.acquired()).toEqual([['released', WRITE_TIMEOUT]]);
   });
 
   it('a leader that cannot renew stops writing by the renew deadline and reports lost', async () => {
@@ -182,9 +191,12 @@ describe('LeaderElector against the API server double', () => {
     const t0 = Date.now();
     await eventually(() => b.log.includes('started'), { timeoutMs: 8000, what: 'b leading' });
     expect(await a.result).toBe('lost');
-    // b observed a's record then had to wait a full lease duration, plus the takeover delay.
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(TIMING.leaseDurationMs + WRITE_TIMEOUT - 250);
+    // b observed a's record then had to wait a full lease duration.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(TIMING.leaseDurationMs - 250);
     const lease = await readLease(b.client);
     expect([lease.spec?.holderIdentity, lease.spec?.leaseTransitions]).toEqual(['b', 1]);
+    // …and no takeover delay after it: a's writes stopped at its renew deadline and timed out
+    // (one write timeout) before its lease expired.
+    expect(b.acquired()).toEqual([['expired', 0]]);
   });
 });
