@@ -1,7 +1,7 @@
 // The `run` process: wires the client runtime, the provider, leader election and the controllers
-// (cloud node, node lifecycle, node IPAM). Controllers run only while leading; the node cache is
-// kept warm on followers too, so a takeover starts from a synced cache (and still re-lists
-// before allocating).
+// (cloud node, node lifecycle, node IPAM). Controllers run only while leading. Followers keep the
+// node cache warm, and (warm standby, the default) node IPAM's pools and ledger too, writing
+// nothing: a takeover brings them current to a quorum read and allocates without a second LIST.
 import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -101,6 +101,17 @@ export interface ManagerDeps {
 
 export type ManagerExit = 'cancelled' | 'lost';
 
+/** Node IPAM loaded on a follower (warm standby), with the signal that ends its calls. */
+interface Standby {
+  ipam: CIDRAllocator;
+  serviceCIDRs: ServiceCIDRSource | undefined;
+  term: AbortController;
+  /** Could not load: the term starts node IPAM cold. */
+  failed: boolean;
+  /** The term took it over (its stop is the term's). */
+  taken: boolean;
+}
+
 /** host[:port] of the API server, the `host` label of the rest_client_* metrics. */
 function apiServerHost(kc: KubeConfig): string {
   try {
@@ -137,6 +148,8 @@ export class ControllerManager {
   /** MultiCIDRRangeAllocator / CloudAllocator: the validated flags pool, if --cluster-cidr is set. */
   #flagsPool: FlagsPool | undefined;
   #audit: AuditLoop | undefined;
+  /** Node IPAM kept warm while following (warm standby); taken over by the term, or stopped at exit. */
+  #standby: Standby | undefined;
   #stopping: Promise<void> | undefined;
   /** Shutdown steps under way, by name, with when each began (pending()). */
   readonly #pending = new Map<string, number>();
@@ -309,6 +322,7 @@ export class ControllerManager {
         },
       });
       this.client.setWriteGate(this.#elector.writeGate);
+      if (le.warmStandby && this.#o.controllers.has('node-ipam') && this.#o.ipam.allocateNodeCIDRs) this.#startStandby(signal);
       const onAbort = (): void => {
         void (async () => {
           await this.#track('controller start-up', this.#running ?? Promise.resolve());
@@ -325,6 +339,8 @@ export class ControllerManager {
       if (startError) throw startError.err;
       return end;
     } finally {
+      const standby = this.#standby;
+      if (standby && !standby.taken) await this.#track('stopping the warm standby', this.#stopStandby(standby));
       await this.#track('stopping the node watch', this.watcher.stop());
       await this.#track('closing the cloud provider', Promise.resolve(this.#provider?.close?.()));
       this.client.close();
@@ -368,35 +384,23 @@ export class ControllerManager {
     const client = this.client.withSignal(signal);
     const nodes = nodeCacheFromWatcher(this.watcher);
     const writer = nodeWriterFromClient(client, this.#deps.nodeTransform ?? slimNode);
-    const events = createNodeEventSink(this.client, { component: COMPONENT, host: this.identity, logger: this.#log, registry: this.registry, ...(this.#deps.eventRate !== undefined ? { rate: this.#deps.eventRate } : {}) });
-    this.#events = events;
+    const events = this.#eventSink();
     await abortable(this.watcher.synced, signal);
-    const mode = this.#o.ipam.cidrAllocatorType;
     if (this.#o.controllers.has('node-ipam') && this.#o.ipam.allocateNodeCIDRs) {
-      const { sources, serviceCIDRs } = this.#ipamSources(client);
-      const common: CIDRAllocatorOptions = {
-        nodes, writer, events, sources,
-        objectEvents: (ref, type, reason, message) => events.recorder.event({ ...ref, uid: ref.uid ?? ref.name }, type, reason, message),
-        // With leader election the elector already waited one write timeout before starting us
-        // (its takeover delay); the IPAM loop still brings the node cache current before it allocates.
-        fenceMs: 0,
-        relist: (relistSignal) => this.#nodeCacheCurrent(client, relistSignal),
-        workers: this.#o.concurrentNodeSyncs,
-        registry: this.registry,
-        logger: this.#log,
-      };
-      this.#ipam = mode === 'CloudAllocator' && this.#provider
-        ? new CloudAllocator({
-          ...common,
-          ranges: cloudRangesFromProvider(this.#provider, { registry: this.registry, signal }),
-          serviceRanges: () => serviceCIDRs?.serviceRanges().flatMap((r) => r.cidrs) ?? [],
-          patchStatus: (name: string, patch: unknown) => client.patch(NODES, name, patch, 'strategic', { subresource: 'status' }),
-          gatherMs: CLOUD_BATCH_GATHER_MS,
-          gatherMaxMs: CLOUD_BATCH_GATHER_MAX_MS,
-          identity: this.identity,
-        })
-        // While the cloud node controller runs, it claims a tainted node's blocks in its own write.
-        : new RangeAllocator({ ...common, leaveTaintedNodes: this.#o.controllers.has('cloud-node') && mode !== 'CloudAllocator' });
+      const standby = this.#standby;
+      let serviceCIDRs: ServiceCIDRSource | undefined;
+      if (standby && !standby.failed) {
+        // The warm standby's calls end with this term, as the other controllers' do.
+        signal.addEventListener('abort', () => standby.term.abort(), { once: true });
+        standby.taken = true;
+        this.#ipam = standby.ipam;
+        serviceCIDRs = standby.serviceCIDRs;
+        // Already following once the cache synced; if not yet, it follows now and takes over after.
+        void standby.ipam.follow(signal).catch(() => undefined);
+      } else {
+        if (standby) await this.#stopStandby(standby);
+        ({ ipam: this.#ipam, serviceCIDRs } = this.#buildIPAM(client, signal, events));
+      }
       const ipamCtl = this.#ipam;
       await ipamCtl.start(signal);
       // Leadership ended while the allocator loaded: #stopControllers already ran.
@@ -457,6 +461,72 @@ export class ControllerManager {
       });
       this.#lifecycle.start();
     }
+  }
+
+  /** The process's event sink (one, made when first needed: by the warm standby or the term). */
+  #eventSink(): NodeEvents {
+    this.#events ??= createNodeEventSink(this.client, { component: COMPONENT, host: this.identity, logger: this.#log, registry: this.registry, ...(this.#deps.eventRate !== undefined ? { rate: this.#deps.eventRate } : {}) });
+    return this.#events;
+  }
+
+  /**
+   * The node IPAM loop by --cidr-allocator-type, its writes and calls through `client` and
+   * `signal` (the term's, or the warm standby's that the term takes over).
+   */
+  #buildIPAM(client: KubeClient, signal: AbortSignal, events: NodeEvents): { ipam: CIDRAllocator; serviceCIDRs: ServiceCIDRSource | undefined } {
+    const mode = this.#o.ipam.cidrAllocatorType;
+    const { sources, serviceCIDRs } = this.#ipamSources(client);
+    const common: CIDRAllocatorOptions = {
+      nodes: nodeCacheFromWatcher(this.watcher),
+      writer: nodeWriterFromClient(client, this.#deps.nodeTransform ?? slimNode),
+      events, sources,
+      objectEvents: (ref, type, reason, message) => events.recorder.event({ ...ref, uid: ref.uid ?? ref.name }, type, reason, message),
+      // With leader election the elector already waited out any write of an old leader before
+      // starting us; the IPAM loop still brings the node cache current before it allocates.
+      fenceMs: 0,
+      relist: (relistSignal) => this.#nodeCacheCurrent(client, relistSignal),
+      workers: this.#o.concurrentNodeSyncs,
+      registry: this.registry,
+      logger: this.#log,
+    };
+    const ipam = mode === 'CloudAllocator' && this.#provider
+      ? new CloudAllocator({
+        ...common,
+        ranges: cloudRangesFromProvider(this.#provider, { registry: this.registry, signal }),
+        serviceRanges: () => serviceCIDRs?.serviceRanges().flatMap((r) => r.cidrs) ?? [],
+        patchStatus: (name: string, patch: unknown) => client.patch(NODES, name, patch, 'strategic', { subresource: 'status' }),
+        gatherMs: CLOUD_BATCH_GATHER_MS,
+        gatherMaxMs: CLOUD_BATCH_GATHER_MAX_MS,
+        identity: this.identity,
+      })
+      // While the cloud node controller runs, it claims a tainted node's blocks in its own write.
+      : new RangeAllocator({ ...common, leaveTaintedNodes: this.#o.controllers.has('cloud-node') && mode !== 'CloudAllocator' });
+    return { ipam, serviceCIDRs };
+  }
+
+  /**
+   * Warm standby: node IPAM loads on the follower once the node cache has synced and follows it,
+   * writing nothing (and the write gate fences it anyway). A follower that cannot load it (a CRD
+   * not served, the API server away) logs why and starts node IPAM cold if it ever leads.
+   */
+  #startStandby(signal: AbortSignal): void {
+    const term = new AbortController();
+    const standbySignal = AbortSignal.any([term.signal, signal]);
+    setMaxListeners(0, standbySignal);
+    const built = this.#buildIPAM(this.client.withSignal(standbySignal), standbySignal, this.#eventSink());
+    const standby = { ...built, term, failed: false, taken: false };
+    this.#standby = standby;
+    void abortable(this.watcher.synced, standbySignal).then(() => built.ipam.follow(standbySignal)).catch((err: unknown) => {
+      if (standbySignal.aborted) return;
+      standby.failed = true;
+      this.#log.warn({ err }, 'warm standby: node IPAM could not load on this follower; it starts cold if this replica leads');
+      if (!standby.taken) void this.#stopStandby(standby);
+    });
+  }
+
+  async #stopStandby(standby: Standby): Promise<void> {
+    standby.term.abort();
+    await standby.ipam.stop().catch(() => undefined);
   }
 
   /** The pool sources of one leadership term, by --cidr-allocator-type. */

@@ -125,6 +125,7 @@ export interface RawRunFlags {
   nodeCidrMaskSizeIpv6?: string;
   serviceClusterIpRange?: string;
   leaderElect?: string | boolean;
+  leaderElectWarmStandby?: string | boolean;
   leaderElectLeaseDuration?: string;
   leaderElectRenewDeadline?: string;
   leaderElectRetryPeriod?: string;
@@ -143,6 +144,12 @@ export interface RawRunFlags {
 
 export interface LeaderElectionOptions {
   enabled: boolean;
+  /**
+   * Followers keep node IPAM's pools and ledger current (warm standby), so a takeover allocates
+   * without listing every node again; false: they keep only the node cache, and a takeover loads
+   * the rest as a cold start does.
+   */
+  warmStandby: boolean;
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
@@ -214,6 +221,7 @@ export const RUN_DEFAULTS = {
   kubeApiBurst: '30',
   cidrAllocatorType: 'RangeAllocator',
   leaderElect: true,
+  leaderElectWarmStandby: true,
   leaderElectLeaseDuration: '15s',
   leaderElectRenewDeadline: '10s',
   leaderElectRetryPeriod: '2s',
@@ -318,6 +326,7 @@ export function resolveRunOptions(raw: RawRunFlags): RunOptions {
 
   const leaderElection: LeaderElectionOptions = {
     enabled: parseGoBool('--leader-elect', raw.leaderElect ?? RUN_DEFAULTS.leaderElect),
+    warmStandby: parseGoBool('--leader-elect-warm-standby', raw.leaderElectWarmStandby ?? RUN_DEFAULTS.leaderElectWarmStandby),
     leaseDurationMs: parseGoDuration('--leader-elect-lease-duration', raw.leaderElectLeaseDuration ?? RUN_DEFAULTS.leaderElectLeaseDuration),
     renewDeadlineMs: parseGoDuration('--leader-elect-renew-deadline', raw.leaderElectRenewDeadline ?? RUN_DEFAULTS.leaderElectRenewDeadline),
     retryPeriodMs: parseGoDuration('--leader-elect-retry-period', raw.leaderElectRetryPeriod ?? RUN_DEFAULTS.leaderElectRetryPeriod),

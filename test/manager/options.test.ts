@@ -74,7 +74,7 @@ describe('resolveRunOptions', () => {
     expect(o.concurrentNodeSyncs).toBe(1);
     expect(o.ipam).toEqual({ allocateNodeCIDRs: false, cidrAllocatorType: 'RangeAllocator' });
     expect(o.leaderElection).toEqual({
-      enabled: true, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000,
+      enabled: true, warmStandby: true, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000,
       namespace: 'kube-system', name: 'node-address-ccm',
     });
     expect(o.bindAddress).toBe('127.0.0.1');

@@ -31,6 +31,7 @@ export function addRunFlags(cmd: Command): Command {
     .option('--node-cidr-mask-size-ipv6 <n>', 'IPv6 pod CIDR mask size per node (default 64)')
     .option('--service-cluster-ip-range <cidrs>', 'Service range(s), never handed out as pod CIDRs')
     .option('--leader-elect [bool]', 'run leader election (default true)')
+    .option('--leader-elect-warm-standby [bool]', 'followers keep node IPAM\'s pools and ledger current, so a takeover allocates within about a second instead of listing every node again; costs each follower the leader\'s memory for the ledger and one watch per ClusterCIDR/ServiceCIDR resource (default true)')
     .option('--leader-elect-lease-duration <duration>', 'lease duration', RUN_DEFAULTS.leaderElectLeaseDuration)
     .option('--leader-elect-renew-deadline <duration>', 'renew deadline', RUN_DEFAULTS.leaderElectRenewDeadline)
     .option('--leader-elect-retry-period <duration>', 'retry period', RUN_DEFAULTS.leaderElectRetryPeriod)

@@ -4,6 +4,11 @@
 // do alike is written once here: load the pools, wait out the leadership fence, re-list, record
 // every node's existing blocks in the one ledger, watch nodes, give a gone node's blocks back,
 // and write a node's pod CIDRs with a guarded PATCH that re-reads on a conflict.
+//
+// A follower can keep all of that warm (follow(): warm standby): pools loaded without writes, the
+// ledger recorded from the node cache and kept current from its events, nothing queued, written
+// or evented. start() on a warm loop then only brings the caches current to a read made after the
+// lease was taken, hands the sources their writes, and queues the nodes that need blocks.
 import type { Registry } from 'prom-client';
 import { PodCIDRAllocator } from '../../ipam/index.js';
 import { restoreOrder } from '../../ipam/restore-order.js';
@@ -39,10 +44,17 @@ export interface CIDRAllocator {
   readonly ledger: PodCIDRAllocator;
   /**
    * Loads pools, waits out the fence, re-lists, records existing blocks, then starts workers.
-   * Aborting `signal` (the leadership term) ends every wait at once: the promise rejects with its
-   * reason and no worker starts.
+   * After follow(): brings the warm ledger's caches current and starts workers. Aborting `signal`
+   * (the leadership term) ends every wait at once: the promise rejects with its reason and no
+   * worker starts.
    */
   start(signal?: AbortSignal): Promise<void>;
+  /**
+   * A follower's start (warm standby), once the node cache has synced: loads the pools and
+   * records every node's blocks, then keeps the ledger current from node events. Writes, queues
+   * and records events for nothing. Rejects when a source cannot load (`signal`: the process).
+   */
+  follow(signal?: AbortSignal): Promise<void>;
   stop(): Promise<void>;
   /** True once existing allocations are loaded and blocks may be handed out. */
   ready(): boolean;
@@ -90,15 +102,29 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
   protected readonly clock: Clock;
   #ready = false;
   #stopped = false;
+  /** following: a warm standby's ledger, nothing written; leading: the loop runs. */
+  #mode: 'idle' | 'following' | 'leading' = 'idle';
   #pool: WorkerPool | undefined;
   #started: Promise<void> | undefined;
+  #following: Promise<void> | undefined;
+  readonly #hooks: PoolSourceHooks;
   /** The conflict text last reported per node, so the same conflict is not reported again. */
   readonly #reported = new Map<string, string>();
   /** While the restore runs: its warnings, logged as one line per reason when it ends. */
   #restoreWarnings: WarningSummary | undefined;
 
   constructor(options: CIDRAllocatorOptions) {
-    this.options = options;
+    // A follower records no events (its conflicts and clashes are reported again on taking over).
+    const events = options.events;
+    this.options = { ...options, events: { emit: (...e) => (this.#mode === 'following' ? undefined : events.emit(...e)) } };
+    this.#hooks = {
+      poolsChanged: () => this.poolsChanged(),
+      nodeEvent: (name, type, reason, message) => {
+        const node = options.nodes.get(name);
+        if (node) this.options.events.emit(node, type, reason, message);
+      },
+      objectEvent: (ref, type, reason, message) => (this.#mode === 'following' ? undefined : options.objectEvents?.(ref, type, reason, message)),
+    };
     this.log = (options.logger ?? silentLogger).child({ controller: 'node-ipam' });
     this.clock = options.clock ?? realClock;
     this.ledger = options.ledger ?? new PodCIDRAllocator(options.registry ? { metrics: ipamMetricsSink(options.registry) } : {});
@@ -109,6 +135,10 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
   protected abstract record(node: NodeObject): boolean;
   /** A node added or changed after the restore: record its blocks, or queue it for some. */
   protected abstract observe(node: NodeObject): void;
+  /** A follower saw a node added or changed: record its blocks (nothing is queued). */
+  protected track(node: NodeObject): void {
+    this.record(node);
+  }
   protected abstract runWorkers(): WorkerPool;
   /** A source added pools. */
   protected poolsChanged(): void {}
@@ -130,21 +160,18 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
   }
 
   start(signal?: AbortSignal): Promise<void> {
-    this.#started ??= this.#start(signal);
+    this.#started ??= this.#following ? this.#takeOver(this.#following, signal) : this.#coldStart(signal);
     return this.#started;
   }
 
-  async #start(signal: AbortSignal | undefined): Promise<void> {
+  follow(signal?: AbortSignal): Promise<void> {
+    this.#following ??= this.#follow(signal);
+    return this.#following;
+  }
+
+  async #coldStart(signal: AbortSignal | undefined): Promise<void> {
     const o = this.options;
-    const hooks: PoolSourceHooks = {
-      poolsChanged: () => this.poolsChanged(),
-      nodeEvent: (name, type, reason, message) => {
-        const node = o.nodes.get(name);
-        if (node) o.events.emit(node, type, reason, message);
-      },
-      objectEvent: (ref, type, reason, message) => o.objectEvents?.(ref, type, reason, message),
-    };
-    for (const s of o.sources) await abortable(s.start(this.ledger, this.log, hooks), signal);
+    for (const s of o.sources) await abortable(s.start(this.ledger, this.log, this.#hooks), signal);
     if (o.fenceMs > 0) {
       this.log.info({ fenceMs: o.fenceMs }, 'waiting one write timeout before allocating (leadership fence)');
       await abortable(new Promise<void>((resolve) => this.clock.setTimer(resolve, o.fenceMs)), signal);
@@ -152,6 +179,58 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
     if (this.#stopped) return;
     await o.relist(signal);
     signal?.throwIfAborted();
+    this.#mode = 'leading';
+    const restored = await this.#restore(signal);
+    this.#ready = true;
+    this.log.info({ restored, pools: this.ledger.poolNames() }, 'allocator loaded from existing nodes');
+    this.#watchNodes();
+    this.#pool = this.runWorkers();
+  }
+
+  async #follow(signal: AbortSignal | undefined): Promise<void> {
+    const o = this.options;
+    this.#mode = 'following';
+    for (const s of o.sources) await abortable(s.follow ? s.follow(this.ledger, this.log, this.#hooks) : s.start(this.ledger, this.log, this.#hooks), signal);
+    if (this.#stopped) return;
+    const restored = await this.#restore(signal);
+    this.#watchNodes();
+    this.log.info({ restored, pools: this.ledger.poolNames() }, 'warm standby: allocator loaded from the node cache; it follows the cache until this replica leads');
+  }
+
+  /**
+   * The warm standby took the lease. Its ledger holds every block in its caches; those are made
+   * current to a read taken now (`relist`: a previous leader's last blocks above all), each source
+   * catches up and starts writing, and the nodes without blocks are queued. No node is listed again
+   * unless the cache cannot be shown current.
+   */
+  async #takeOver(following: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+    const o = this.options;
+    const began = this.clock.now();
+    await abortable(following, signal);
+    const warmAfter = this.clock.now() - began;
+    await o.relist(signal);
+    signal?.throwIfAborted();
+    for (const s of o.sources) if (s.lead) await abortable(s.lead(signal), signal);
+    if (this.#stopped) return;
+    signal?.throwIfAborted();
+    this.#mode = 'leading';
+    // What the follower found (conflicts, clashes) it did not report: the pass reports it once.
+    this.#reported.clear();
+    this.#ready = true;
+    let queued = 0;
+    const nodes = o.nodes.list();
+    await forEachChunked(nodes, (node) => {
+      const before = this.queue.len();
+      this.observe(node);
+      queued += this.queue.len() - before;
+    });
+    this.log.info({ nodes: nodes.length, queued, pools: this.ledger.poolNames(), ms: this.clock.now() - began, waitedForWarmMs: warmAfter }, 'allocator taken over from the warm standby: no node listed again');
+    this.#pool = this.runWorkers();
+  }
+
+  /** Records every cached node's blocks, oldest node first; returns how many nodes had blocks. */
+  async #restore(signal: AbortSignal | undefined): Promise<number> {
+    const o = this.options;
     let restored = 0;
     // Oldest first: when two nodes claim one block, the node that had it first keeps it and the
     // newcomer gets the PodCIDRConflict Warning, whatever order the cache lists them in.
@@ -169,14 +248,20 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
     // A node deleted between two chunks had no handler yet to release it.
     for (const { metadata } of order) if (!o.nodes.get(metadata.name)) this.forget(metadata.name, 'the node was deleted during the restore');
     for (const s of o.sources) s.nodesRestored?.();
-    this.#ready = true;
-    this.log.info({ restored, pools: this.ledger.poolNames() }, 'allocator loaded from existing nodes');
-    o.nodes.addHandlers({
-      add: (n) => this.observe(n),
-      update: (_old, n) => this.observe(n),
+    return restored;
+  }
+
+  #watchNodes(): void {
+    const changed = (n: NodeObject): void => {
+      if (this.#stopped) return;
+      if (this.#mode === 'following') this.track(n);
+      else this.observe(n);
+    };
+    this.options.nodes.addHandlers({
+      add: changed,
+      update: (_old, n) => changed(n),
       delete: (n) => this.forget(n.metadata.name, 'a node was deleted'),
     });
-    this.#pool = this.runWorkers();
   }
 
   async stop(): Promise<void> {

@@ -8,7 +8,9 @@
 // - immutable fields cannot change (the CRD's CEL rules refuse it; a changed object that still
 //   arrives is reported and ignored).
 // Every write is a JSON patch guarded by resourceVersion; a failed reconcile is retried with
-// backoff from a small work queue, and every watch event re-enqueues the object.
+// backoff from a small work queue, and every watch event re-enqueues the object. On a follower
+// (warm standby: follow()) the pools are loaded and kept current the same way, writing nothing:
+// no finalizers, no mirror; lead() catches up and does those writes once the lease is taken.
 import {
   ClusterCIDRValidationError, parseClusterCIDR, type FlagsPool, type PodCIDRAllocator,
 } from '../../ipam/index.js';
@@ -67,6 +69,8 @@ export class ClusterCIDRSource implements PoolSource {
   readonly #invalidReported = new Map<string, string>();
   /** Set once the IPAM loop recorded every node: only then may a pool be found unused. */
   #restored = false;
+  /** False while following (warm standby): the pools are kept, nothing is written. */
+  #writes = true;
 
   constructor(options: ClusterCIDRSourceOptions) {
     this.#o = options;
@@ -83,7 +87,29 @@ export class ClusterCIDRSource implements PoolSource {
     return this.#watcher?.list() ?? [];
   }
 
-  async start(allocator: PodCIDRAllocator, logger: Logger, hooks?: PoolSourceHooks): Promise<void> {
+  start(allocator: PodCIDRAllocator, logger: Logger, hooks?: PoolSourceHooks): Promise<void> {
+    return this.#load(allocator, logger, hooks, true);
+  }
+
+  follow(allocator: PodCIDRAllocator, logger: Logger, hooks?: PoolSourceHooks): Promise<void> {
+    return this.#load(allocator, logger, hooks, false);
+  }
+
+  async lead(signal?: AbortSignal): Promise<void> {
+    const w = this.#watcher;
+    if (!w) return;
+    // A ClusterCIDR deleted or added while the follower's watch lagged must count before the first block.
+    await w.relist('taking over the lease', signal);
+    this.#writes = true;
+    // What a follower found invalid was logged, not evented: the leader reports it once more.
+    this.#invalidReported.clear();
+    await this.#ensureFlagsPool();
+    await this.#reconcileAll([...w.list().map((o) => o.metadata.name), ...(this.#allocator?.poolNames() ?? []).filter((n) => !w.get(n))]);
+    this.#log?.info({ pools: this.#allocator?.poolNames() }, 'ClusterCIDRs current after the takeover');
+  }
+
+  async #load(allocator: PodCIDRAllocator, logger: Logger, hooks: PoolSourceHooks | undefined, writes: boolean): Promise<void> {
+    this.#writes = writes;
     this.#allocator = allocator;
     this.#hooks = hooks;
     const log = (this.#log = logger.child({ source: this.name }));
@@ -103,18 +129,34 @@ export class ClusterCIDRSource implements PoolSource {
     w.on('delete', (o) => this.queue.add(o.metadata.name));
     w.start();
     await w.synced;
-    await this.#ensureFlagsPool();
+    if (writes) await this.#ensureFlagsPool();
+    else this.#followFlagsPool();
     // Load every pool before any node is placed: the initial reconcile runs inline.
-    for (const o of w.list()) {
+    await this.#reconcileAll(w.list().map((o) => o.metadata.name));
+    this.#workers = runWorkers(this.queue, this.#o.workers ?? 2, (name) => this.#reconcile(name), { logger: log });
+    log.info({ pools: allocator.poolNames(), following: !writes }, 'ClusterCIDRs loaded');
+  }
+
+  async #reconcileAll(names: readonly string[]): Promise<void> {
+    for (const name of names) {
       try {
-        await this.#reconcile(o.metadata.name);
+        await this.#reconcile(name);
       } catch (err) {
-        log.warn({ err, clusterCIDR: o.metadata.name }, 'ClusterCIDR reconcile failed; retrying');
-        this.queue.addRateLimited(o.metadata.name);
+        this.#log?.warn({ err, clusterCIDR: name }, 'ClusterCIDR reconcile failed; retrying');
+        this.queue.addRateLimited(name);
       }
     }
-    this.#workers = runWorkers(this.queue, this.#o.workers ?? 2, (name) => this.#reconcile(name), { logger: log });
-    log.info({ pools: allocator.poolNames() }, 'ClusterCIDRs loaded');
+  }
+
+  /** A follower's flags pool: the one the mirror gives (or will give), in memory; lead() writes the mirror. */
+  #followFlagsPool(): void {
+    const flags = this.#o.flags;
+    if (!flags) return;
+    const plan = planFlagsMirror(flags, this.#watcher?.list() ?? []);
+    if (plan.kind === 'none') return;
+    this.#allocator!.upsertPool(plan.pool);
+    if (plan.kind === 'memory') this.#memoryPool = plan.name;
+    this.#flagsPool = { name: plan.name, mirrored: plan.kind === 'exists' };
   }
 
   async stop(): Promise<void> {
@@ -221,7 +263,7 @@ export class ClusterCIDRSource implements PoolSource {
         log.warn({ clusterCIDR: name }, err.message);
         this.#hooks?.objectEvent(ref(name, obj.metadata.uid), 'Warning', ClusterCIDREventReason.InvalidClusterCIDR, `${err.message}; ignored`);
       }
-      if (obj.metadata.deletionTimestamp && !allocator.hasPool(name)) await this.#removeFinalizer(obj);
+      if (this.#writes && obj.metadata.deletionTimestamp && !allocator.hasPool(name)) await this.#removeFinalizer(obj);
       return;
     }
     let change: 'created' | 'updated' | 'unchanged';
@@ -239,6 +281,8 @@ export class ClusterCIDRSource implements PoolSource {
       log.info({ clusterCIDR: name, ipv4: pool.ipv4, ipv6: pool.ipv6, perNodeHostBits: pool.perNodeHostBits, selector: pool.selector.text || '(none)' }, 'ClusterCIDR added');
       if (!pool.terminating) this.#hooks?.poolsChanged();
     }
+    // A follower keeps the pool (terminating ones too, until the leader finalizes them).
+    if (!this.#writes) return;
     const finalizers = (obj.metadata.finalizers as string[] | undefined) ?? [];
     if (!pool.terminating) {
       if (!finalizers.includes(CLUSTER_CIDR_FINALIZER)) {

@@ -33,6 +33,16 @@ export interface PoolSource {
    * initial pools and exclusions are in the allocator (before any node is placed).
    */
   start(allocator: PodCIDRAllocator, logger: Logger, hooks?: PoolSourceHooks): Promise<void>;
+  /**
+   * A follower's start (warm standby): loads the source and keeps it current like start(), but
+   * writes nothing until lead(). Sources that never write need neither (start() serves).
+   */
+  follow?(allocator: PodCIDRAllocator, logger: Logger, hooks?: PoolSourceHooks): Promise<void>;
+  /**
+   * The follower took the lease: bring the source current to a read made now (its objects may
+   * have changed while the watch lagged), then do what start() does that writes.
+   */
+  lead?(signal?: AbortSignal): Promise<void>;
   stop(): Promise<void>;
   /** Nodes' blocks were released (node deleted): pools held only by them may finish terminating. */
   nodesReleased?(pools: readonly string[]): void;

@@ -87,6 +87,10 @@ export class RangeAllocator extends CIDRAllocatorLoop implements PodCIDRClaims {
     this.queue.add(node.metadata.name);
   }
 
+  protected override track(node: NodeObject): void {
+    if (!sameList(this.ledger.nodeAllocation(node.metadata.name)?.podCIDRs, nodePodCIDRs(node))) this.record(node);
+  }
+
   protected override poolsChanged(): void {
     this.#retryWaiting('a pool was added');
   }

@@ -1,0 +1,115 @@
+// Warm standby (issue 26): two replicas of the whole process (leader election on, node-ipam alone)
+// in MultiCIDRRangeAllocator mode. The follower keeps node IPAM's pools and ledger current while
+// writing nothing; when the leader vanishes it takes over from them with no second node LIST, no
+// takeover delay after an expired lease, and no block given twice — also when its watches were
+// cut just before and it missed the last blocks and a new Service range.
+import { describe, expect, it } from 'vitest';
+import { resolveRunOptions } from '../../../src/manager/options.js';
+import { cidrsOverlap, parseCIDR } from '../../../src/ipam/cidr.js';
+import { nodePodCIDRs } from '../../../src/model/node.js';
+import { useDouble, createNode } from '../../kit/double.js';
+import { captureLog } from '../../kit/log.js';
+import { eventually } from '../../kit/wait.js';
+import { createClusterCIDR, duplicates, storedNodes } from './harness.js';
+
+const cluster = useDouble();
+
+function start(name: string, flags: Record<string, string> = {}) {
+  const log = captureLog();
+  const options = resolveRunOptions({
+    controllers: 'node-ipam', allocateNodeCidrs: true, cidrAllocatorType: 'MultiCIDRRangeAllocator', concurrentNodeSyncs: '2',
+    securePort: '0', leaderElectLeaseDuration: '1500ms', leaderElectRenewDeadline: '1s', leaderElectRetryPeriod: '200ms', ...flags,
+  });
+  // catchUpMinNodes 0: the takeover catches the cache up to a quorum read, as from 5,000 nodes.
+  const r = cluster.runManager(options, { identity: name, userAgent: `ccm-${name}`, watchStaleAfterMs: 5000, catchUpMinNodes: 0, logger: log.logger });
+  return { ...r, log };
+}
+
+const withBlocks = (): number => storedNodes(cluster.api).filter((n) => nodePodCIDRs(n).length > 0).length;
+/** Requests of `who` that change something, leases aside. */
+const writesBy = (who: string): number => (['create', 'update', 'patch', 'delete'] as const)
+  .reduce((sum, verb) => sum + cluster.api.count({ userAgent: `ccm-${who}`, verb }) - cluster.api.count({ userAgent: `ccm-${who}`, verb, resource: 'leases.coordination.k8s.io' }), 0);
+const listsBy = (who: string, resource?: string): number => cluster.api.count({ userAgent: `ccm-${who}`, verb: 'list', ...(resource ? { resource } : {}) });
+
+function join(names: string[]): void {
+  for (const name of names) createNode(cluster.api, { name, tainted: false });
+}
+
+/** Existing nodes holding blocks of pool-0 (10.10.0.0/20 in /24s), and a leader with a warm follower. */
+async function twoReplicas(flags: Record<string, string> = {}) {
+  createClusterCIDR(cluster.api, 'pool-0', { perNodeHostBits: 8, ipv4: '10.10.0.0/20' });
+  for (let i = 0; i < 4; i++) createNode(cluster.api, { name: `old-${i}`, tainted: false, podCIDRs: [`10.10.${i}.0/24`] });
+  const a = start('a', flags);
+  await eventually(() => a.manager.isLeading(), { timeoutMs: 5000, what: 'a leads' });
+  const b = start('b', flags);
+  return { a, b };
+}
+
+describe('warm standby', () => {
+  it('the follower keeps the ledger current writing nothing, and takes over with no second LIST and no block twice', { timeout: 30_000 }, async () => {
+    const { a, b } = await twoReplicas();
+    await eventually(() => b.log.find('warm standby: allocator loaded…').length === 1, { timeoutMs: 5000, what: 'b warm' });
+    expect(b.log.find('warm standby: allocator loaded…')[0]?.restored).toBe(4);
+    join(['new-0', 'new-1', 'new-2']);
+    await eventually(() => withBlocks() === 7, { timeoutMs: 5000, what: 'a allocates' });
+    // Idle follower: its watches only, no periodic LIST, nothing written.
+    const listsBefore = listsBy('b');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(listsBy('b')).toBe(listsBefore);
+    expect(writesBy('b')).toBe(0);
+    expect(b.manager.isLeading()).toBe(false);
+
+    const nodeListsBefore = listsBy('b', 'nodes');
+    // a vanishes (every request fails) while more nodes join.
+    cluster.api.faults.inject({ userAgent: 'ccm-a', status: 503 });
+    join(['late-0', 'late-1', 'late-2']);
+    expect(await a.done).toBe('lost');
+    await eventually(() => withBlocks() === 10, { timeoutMs: 10_000, what: 'b allocates the late nodes' });
+    expect(duplicates(cluster.api)).toEqual([]);
+    // The lease expired under a: no takeover delay; the warm ledger, with no cold restore.
+    expect(b.log.find('acquired the lease').map((l) => [l.from, l.takeoverDelayMs])).toEqual([['expired', 0]]);
+    expect(b.log.find('allocator taken over from the warm standby…')).toHaveLength(1);
+    expect(b.log.find('allocator loaded from existing nodes')).toHaveLength(0);
+    // One LIST of nodes at the takeover: the quorum read of one node (limit=1), not the nodes again.
+    expect(listsBy('b', 'nodes') - nodeListsBefore).toBe(1);
+    expect(b.log.find('node IPAM: the node cache is current to a quorum read…')).toHaveLength(1);
+  });
+
+  it('a follower whose watches were cut misses the last blocks and a new Service range, and still gives neither out', { timeout: 40_000 }, async () => {
+    const { a, b } = await twoReplicas();
+    await eventually(() => b.log.find('warm standby: allocator loaded…').length === 1, { timeoutMs: 5000, what: 'b warm' });
+    // b's watches end and cannot come back: from here on b sees nothing until it lists.
+    cluster.api.faults.inject({ userAgent: 'ccm-b', verb: 'watch', status: 503 });
+    cluster.api.closeWatches();
+    cluster.api.store.create('servicecidrs.networking.k8s.io', { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name: 'late' }, spec: { cidrs: ['10.10.8.0/22'] } });
+    join(['new-0', 'new-1', 'new-2']);
+    await eventually(() => withBlocks() === 7, { timeoutMs: 5000, what: 'a allocates what b does not see' });
+    cluster.api.faults.inject({ userAgent: 'ccm-a', status: 503 });
+    join(['late-0', 'late-1', 'late-2', 'late-3']);
+    expect(await a.done).toBe('lost');
+    await eventually(() => withBlocks() === 11, { timeoutMs: 20_000, what: 'b allocates the late nodes' });
+    expect(duplicates(cluster.api)).toEqual([]);
+    const service = parseCIDR('10.10.8.0/22');
+    const inside = storedNodes(cluster.api).flatMap((n) => nodePodCIDRs(n).filter((c) => cidrsOverlap(parseCIDR(c), service)).map((c) => `${n.metadata.name} ${c}`));
+    expect(inside).toEqual([]);
+    // The watch never reached the quorum read: the nodes were listed again after all.
+    expect(b.log.find('allocator taken over from the warm standby…')).toHaveLength(1);
+    expect(b.log.find('node IPAM: the node cache is current to a quorum read…')).toHaveLength(0);
+  });
+
+  it('--leader-elect-warm-standby=false: the follower keeps the node cache only, and a takeover loads node IPAM cold', { timeout: 30_000 }, async () => {
+    const { a, b } = await twoReplicas({ leaderElectWarmStandby: 'false' });
+    join(['new-0']);
+    await eventually(() => withBlocks() === 5, { timeoutMs: 5000, what: 'a allocates' });
+    await eventually(() => b.manager.notReadyReason() === undefined, { timeoutMs: 5000, what: 'b synced' });
+    // No pool source runs on the follower: it lists nodes (its cache) and nothing else.
+    expect(listsBy('b', 'clustercidrs')).toBe(0);
+    cluster.api.faults.inject({ userAgent: 'ccm-a', status: 503 });
+    join(['late-0']);
+    expect(await a.done).toBe('lost');
+    await eventually(() => withBlocks() === 6, { timeoutMs: 10_000, what: 'b allocates' });
+    expect(duplicates(cluster.api)).toEqual([]);
+    expect(b.log.find('warm standby: allocator loaded…')).toHaveLength(0);
+    expect(b.log.find('allocator loaded from existing nodes')[0]?.restored).toBe(5);
+  });
+});
