@@ -1,8 +1,11 @@
 // A chaos run: three `run` replicas (real processes) against the API server double, a seeded
-// schedule of faults — SIGKILL of the leader, SIGSTOP/SIGCONT past the lease (idle, mid-burst, and
-// during start-up into an API outage), blackouts longer than the renew deadline, flaky API rules,
-// watch cuts with 410, node churn and re-annotation — then, once the faults stop, the checks of
-// checks.ts. Used by test/chaos/chaos.test.ts (fixed seeds) and `npm run soak` (longer, any seed).
+// schedule of faults — SIGKILL of the leader while nodes join (also right after the followers'
+// watches were cut, so the next leader takes over from caches that missed the last blocks),
+// SIGSTOP/SIGCONT past the lease (idle, mid-burst, and during start-up into an API outage),
+// blackouts longer than the renew deadline, flaky API rules, watch cuts with 410, node churn and
+// re-annotation — then, once the faults stop, the checks of checks.ts. The replicas take over in
+// three ways (replicas.ts slotMode): warm standby with the quorum catch-up, warm with a relist,
+// cold. Used by test/chaos/chaos.test.ts (fixed seeds) and `npm run soak` (longer, any seed).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,9 +17,9 @@ import { seededRandom } from '../../src/util/random.js';
 import { NODE_IP_ANNOTATION, UNINITIALIZED, nodeProblems, poolNode, slowExits, unfencedWrites, type PoolNode, type Ranges, type StoredNode, type WriteRecord } from './checks.js';
 import { startReplica, type Replica } from './replicas.js';
 
-export const ACTIONS = ['kill-leader', 'freeze-idle', 'freeze-burst', 'freeze-startup-outage', 'blackout', 'flaky-api', 'churn'] as const;
+export const ACTIONS = ['kill-leader', 'cut-followers-kill', 'freeze-idle', 'freeze-burst', 'freeze-startup-outage', 'blackout', 'flaky-api', 'churn'] as const;
 export type Action = (typeof ACTIONS)[number];
-const WEIGHTS: Record<Action, number> = { 'kill-leader': 12, 'freeze-idle': 10, 'freeze-burst': 10, 'freeze-startup-outage': 8, blackout: 10, 'flaky-api': 15, churn: 30 };
+const WEIGHTS: Record<Action, number> = { 'kill-leader': 12, 'cut-followers-kill': 8, 'freeze-idle': 10, 'freeze-burst': 10, 'freeze-startup-outage': 8, blackout: 10, 'flaky-api': 15, churn: 30 };
 
 export interface ChaosOptions {
   seed: number;
@@ -58,6 +61,10 @@ export interface ChaosFigures {
   maxDeposedExitMs: number | undefined;
   /** Terms whose node IPAM started from the warm cache caught up to a quorum read (no second LIST). */
   caughtUpTakeovers: number;
+  /** Terms whose node IPAM took over the ledger its replica kept warm while following. */
+  warmTakeovers: number;
+  /** Terms whose node IPAM loaded cold (warm standby off). */
+  coldStarts: number;
 }
 
 export interface ChaosResult {
@@ -143,6 +150,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     seed: o.seed, faultPhaseMs: 0, actions: Object.fromEntries(ACTIONS.map((a) => [a, 0])) as Record<Action, number>,
     faultsFired: 0, watchCuts: 0, kills: 0, freezes: 0, blackouts: 0, processesStarted: 0,
     nodesCreated: 0, nodesDeleted: 0, reannotated: 0, writes: 0, convergeMs: undefined, quietRetryEvents: 0, maxDeposedExitMs: undefined, caughtUpTakeovers: 0,
+    warmTakeovers: 0, coldStarts: 0,
   };
 
   // ---- writes as they arrive, with the Lease as stored at that moment
@@ -174,6 +182,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       }
       if (line.msg === 'stopped leading') log(`replica ${rep.slot} pid ${rep.pid} stopped leading (${String(line.reason)})`);
       if (typeof line.msg === 'string' && line.msg.startsWith('node IPAM: the node cache is current to a quorum read')) figures.caughtUpTakeovers++;
+      if (typeof line.msg === 'string' && line.msg.startsWith('allocator taken over from the warm standby')) figures.warmTakeovers++;
+      if (line.msg === 'allocator loaded from existing nodes') figures.coldStarts++;
     });
     figures.processesStarted++;
     all.push(r);
@@ -275,11 +285,34 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     'kill-leader': async () => {
       const r = await waitLeader();
       if (!r) return;
+      // Nodes join as it dies: some get blocks from it, the rest from the next leader.
+      createSome(between(0, 4));
+      await sleep(between(0, 300));
       r.killedByHarness = true;
       r.signalProcess('SIGKILL');
       figures.kills++;
       log(`SIGKILL leader replica ${r.slot} pid ${r.pid}`);
       await sleep(between(1000, 2500));
+    },
+    'cut-followers-kill': async () => {
+      const r = await waitLeader();
+      if (!r) return;
+      // The followers' watches end and cannot come back: the leader's next blocks reach no
+      // follower's cache before it dies, and the next leader starts from a cache that missed them.
+      const followers = live().filter((x) => x !== r);
+      const cuts = followers.map((f) => api.faults.inject({ user: `replica-${f.slot}`, verb: 'watch', status: 503 }));
+      api.closeWatches();
+      figures.watchCuts++;
+      createSome(between(2, 5));
+      await sleep(between(400, 1200));
+      r.killedByHarness = true;
+      r.signalProcess('SIGKILL');
+      figures.kills++;
+      log(`watches of replicas ${followers.map((f) => f.slot).join(', ')} cut and kept down; SIGKILL leader replica ${r.slot} pid ${r.pid}`);
+      // The takeover happens while the watches are still down.
+      await sleep(LEASE_MS + between(500, 2000));
+      for (const c of cuts) c.remove();
+      await sleep(1500);
     },
     'freeze-idle': async () => {
       const r = await waitLeader();

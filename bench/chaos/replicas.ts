@@ -45,13 +45,27 @@ const MAX_OUTPUT = 400_000;
 /** Read by the manager (src/manager/manager.ts): the node count from which a takeover catches up instead of listing. */
 const CATCH_UP_ENV = 'NODE_ADDRESS_CCM_CATCH_UP_MIN_NODES';
 
+/**
+ * How a slot takes over, so that every way runs in each chaos run: slot 0 keeps node IPAM warm
+ * (warm standby, the default) and catches its node cache up to a quorum read (what run does from
+ * 5,000 nodes; the chaos cluster is far smaller); slot 1 runs with the warm standby off and lists
+ * the nodes again; slot 2 keeps node IPAM warm and lists the nodes again (what run does below
+ * 5,000 nodes).
+ */
+export function slotMode(slot: number): { name: string; env: Record<string, string>; args: string[] } {
+  switch (slot % 3) {
+    case 0: return { name: 'warm, catch-up', env: { [CATCH_UP_ENV]: '0' }, args: [] };
+    case 1: return { name: 'cold, relist', env: {}, args: ['--leader-elect-warm-standby=false'] };
+    default: return { name: 'warm, relist', env: {}, args: [] };
+  }
+}
+
 export function startReplica(slot: number, args: string[], onLine?: (r: Replica, line: Record<string, unknown>) => void): Replica {
   const cli = path.join(repoRoot(), 'dist/src/cli/main.js');
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run "npm run build" first`);
-  // Even slots take over by catching their warm node cache up to a quorum read, odd slots by a
-  // second LIST: the chaos cluster is far below the size where run chooses the first by itself.
-  const env = { ...process.env, ...(slot % 2 === 0 ? { [CATCH_UP_ENV]: '0' } : {}) };
-  const child: ChildProcess = spawn(process.execPath, [cli, 'run', ...args], { cwd: repoRoot(), stdio: ['ignore', 'pipe', 'pipe'], env });
+  const { env: slotEnv, args: slotArgs } = slotMode(slot);
+  const env = { ...process.env, ...slotEnv };
+  const child: ChildProcess = spawn(process.execPath, [cli, 'run', ...args, ...slotArgs], { cwd: repoRoot(), stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let partial = '';
   let resolveExit!: () => void;

@@ -35,6 +35,8 @@ export interface FaultSpec {
   name?: string;
   /** Substring of the User-Agent header. */
   userAgent?: string;
+  /** The authenticated user, exactly (the double's `users`: replicas that share a User-Agent). */
+  user?: string;
   /** Added before the request is handled. */
   latencyMs?: number;
   /** Probability in [0, 1] that a matching request fails (default 1 when `status` is set). */
@@ -160,7 +162,7 @@ export interface FaultPlanStatus {
 }
 
 const RULE_FIELDS: Record<keyof FaultSpec, 'string' | 'number' | 'boolean' | 'verbs'> = {
-  verb: 'verbs', resource: 'string', subresource: 'string', namespace: 'string', name: 'string', userAgent: 'string',
+  verb: 'verbs', resource: 'string', subresource: 'string', namespace: 'string', name: 'string', userAgent: 'string', user: 'string',
   latencyMs: 'number', errorRate: 'number', status: 'number', retryAfterSeconds: 'number', dropResponse: 'boolean', count: 'number',
 };
 const PLAN_FIELDS = ['seed', 'rules', 'blackout', 'watchCloses'];
@@ -350,6 +352,7 @@ export class Faults {
     if (s.namespace !== undefined && s.namespace !== info.namespace) return false;
     if (s.name !== undefined && s.name !== info.name) return false;
     if (s.userAgent !== undefined && !info.userAgent.includes(s.userAgent)) return false;
+    if (s.user !== undefined && s.user !== info.user) return false;
     return true;
   }
 

@@ -21,8 +21,10 @@ describe.each(SEEDS)('chaos, seed %i', (seed) => {
     expect(f.freezes).toBeGreaterThan(0);
     expect(f.blackouts).toBeGreaterThan(0);
     expect(f.writes).toBeGreaterThan(0);
-    // Even replicas take over from their warm cache (caught up to a quorum read), odd ones by listing.
+    // Replica 0 takes over from its warm standby caught up to a quorum read; 2 warm, by a relist;
+    // 1 cold (replicas.ts slotMode).
     expect(f.caughtUpTakeovers).toBeGreaterThan(0);
+    expect(f.warmTakeovers).toBeGreaterThan(0);
     expect(result.nodeProblems, `nodes after the faults:\n${result.logs()}`).toEqual([]);
     expect(result.leaseProblems, `one Lease holder:\n${result.logs()}`).toEqual([]);
     expect(f.convergeMs).toBeDefined();
