@@ -1,10 +1,14 @@
 // Failover benchmark (npm run bench failover): N realistic Nodes holding pod CIDRs in the API
-// server double (its own process, bench/scale-apiserver.ts), two `run` replicas with node IPAM
-// only, the leader SIGKILLed, one tainted node joining right after. Measured on the standby: lease
-// acquired → the new node's pod CIDR written, and what the takeover listed; the standby's RSS
-// before the takeover. Each case twice: the standby catching its warm cache up to a quorum read
-// (what run does from 5,000 nodes) and listing every node again (what it did before, forced with
-// the test knob NODE_ADDRESS_CCM_CATCH_UP_MIN_NODES).
+// server double (its own process, bench/scale-apiserver.ts), kubelet-like status updates on N/300
+// nodes a second (a real cluster's kubelets report every 5 min when nothing changes), two `run`
+// replicas with node IPAM only and the default lease (15 s / 10 s / 2 s), the leader SIGKILLed and
+// one node joining right after. Measured:
+// - the leader's cold start: process start → its first pod CIDR (one node was waiting), and the
+//   node LIST requests it made (a full LIST is one request per page, about 170 at 20,000 nodes);
+// - the standby before the takeover: RSS (and the leader's), and every request it made in 10 s idle;
+// - the takeover: lease acquired → the new node's pod CIDR, and the node LIST requests it made.
+// Each size twice: warm standby (the default) and --leader-elect-warm-standby=false (cold).
+// BENCH_FAILOVER_NODES: sizes (default 20000); BENCH_FAILOVER_MODES: warm,cold.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,50 +20,69 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const imageMain = path.join(process.env.BENCH_IMAGE ?? path.join(here, '../../build/image'), 'lib/main.js');
 const MAIN = existsSync(imageMain) ? imageMain : path.join(here, '../src/cli/main.js');
 const SIZES = (process.env.BENCH_FAILOVER_NODES ?? '20000').split(',').map(Number);
-// Short leases so that the expiry does not dominate; the figure measured starts at the acquisition.
-const LEASE = ['--leader-elect-lease-duration=4s', '--leader-elect-renew-deadline=3s', '--leader-elect-retry-period=500ms'];
+const MODES = (process.env.BENCH_FAILOVER_MODES ?? 'warm,cold').split(',') as ('warm' | 'cold')[];
+const IDLE_MS = 10_000;
 
-function replica(kubeconfig: string, catchUp: boolean): { proc: ChildProcess; log: Lines } {
-  const env = { ...process.env, NODE_ADDRESS_CCM_CATCH_UP_MIN_NODES: catchUp ? '0' : '1000000000' };
+function replica(kubeconfig: string, warm: boolean): { proc: ChildProcess; log: Lines; startedAt: number } {
+  const startedAt = Date.now();
   const proc = spawn(process.execPath, [MAIN, 'run', `--kubeconfig=${kubeconfig}`, '--controllers=node-ipam', '--allocate-node-cidrs',
-    '--cluster-cidr=100.64.0.0/10', '--node-cidr-mask-size=27', '--secure-port=0', '--kube-api-qps=-1', ...LEASE], { stdio: ['ignore', 'pipe', 'inherit'], env });
-  return { proc, log: lines(proc) };
+    '--cluster-cidr=100.64.0.0/10', '--node-cidr-mask-size=27', '--secure-port=0', '--kube-api-qps=-1', `--leader-elect-warm-standby=${warm}`],
+  { stdio: ['ignore', 'pipe', 'inherit'] });
+  return { proc, log: lines(proc), startedAt };
 }
 
-async function scenario(nodes: number, catchUp: boolean): Promise<string> {
+const assignedMsg = (m: Record<string, unknown>): boolean => m.msg === 'pod CIDRs assigned';
+/** "list nodes: 3, watch nodes: 1, …" without the Lease traffic, which every replica makes. */
+const describeRequests = (r: Record<string, number>): string =>
+  Object.entries(r).filter(([k]) => !k.endsWith(' leases')).map(([k, v]) => `${k}: ${v}`).join(', ') || 'none';
+const nodeLists = (r: Record<string, number>): number => r['list nodes'] ?? 0;
+
+async function scenario(nodes: number, warm: boolean): Promise<string[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ccm-failover-'));
   const kubeconfig = path.join(dir, 'kubeconfig');
-  const apiProc = spawn(process.execPath, ['--max-old-space-size=16384', path.join(here, 'scale-apiserver.js'), kubeconfig, path.join(dir, 'cloud.json'), String(nodes), '1'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const apiProc = spawn(process.execPath, ['--max-old-space-size=16384', path.join(here, 'scale-apiserver.js'), kubeconfig, path.join(dir, 'cloud.json'), String(nodes), '2'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const api = lines(apiProc);
-  const ask = (cmd: string, match: (m: Record<string, unknown>) => boolean) => {
+  const ask = (cmd: Record<string, unknown>, match: (m: Record<string, unknown>) => boolean) => {
     const from = api.all.length;
-    apiProc.stdin!.write(`${JSON.stringify({ cmd })}\n`);
-    return api.next(match, 120_000, cmd, from);
+    apiProc.stdin!.write(`${JSON.stringify(cmd)}\n`);
+    return api.next(match, 120_000, String(cmd.cmd), from);
   };
+  const requests = async (user: string) => (await ask({ cmd: 'requests', user }, (m) => m.requests !== undefined)).requests as Record<string, number>;
   const procs: ChildProcess[] = [];
   try {
     await api.next((m) => m.ready === true, 900_000, 'the double to fill');
-    const a = replica(kubeconfig, catchUp);
+    // Cold start: one node waits for its pod CIDR when the first replica starts.
+    await ask({ cmd: 'join', count: 1 }, (m) => m.joined !== undefined);
+    const a = replica(`${kubeconfig}.replica-a`, warm);
     procs.push(a.proc);
-    await a.log.next((m) => m.msg === 'allocator loaded from existing nodes', 600_000, 'the leader ready');
-    const b = replica(kubeconfig, catchUp);
+    const aFirst = await a.log.next(assignedMsg, 600_000, 'the leader\'s first pod CIDR');
+    const coldStartMs = Number(aFirst.time) - a.startedAt;
+    const aSynced = a.log.all.find((m) => m.msg === 'node cache synced');
+    const aLists = nodeLists(await requests('replica-a'));
+    const b = replica(`${kubeconfig}.replica-b`, warm);
     procs.push(b.proc);
-    await b.log.next((m) => m.msg === 'node cache synced', 600_000, 'the standby synced');
-    // Idle for a few seconds: what the standby holds and asks for while it waits.
-    const listsBefore = ((await ask('status', (m) => m.counts !== undefined)).counts as Record<string, number>).listNodes ?? 0;
-    await new Promise((r) => setTimeout(r, 5000));
-    const idleLists = (((await ask('status', (m) => m.counts !== undefined)).counts as Record<string, number>).listNodes ?? 0) - listsBefore;
+    await b.log.next((m) => m.msg === (warm ? 'warm standby: allocator loaded from the node cache; it follows the cache until this replica leads' : 'node cache synced'), 600_000, 'the standby ready');
+    await ask({ cmd: 'churn', perSecond: Math.round(nodes / 300) }, (m) => m.churn !== undefined);
+    // Idle: what the standby holds and asks for while it waits.
+    await new Promise((r) => setTimeout(r, 2000));
+    const before = await requests('replica-b');
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    const after = await requests('replica-b');
+    const idle = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => (v as number) > 0));
     const standbyRss = rss(b.proc.pid!).rss;
     const leaderRss = rss(a.proc.pid!).rss;
     a.proc.kill('SIGKILL');
-    await ask('join', (m) => m.joined !== undefined);
+    await ask({ cmd: 'join', count: 1 }, (m) => m.joined !== undefined);
     const acquired = await b.log.next((m) => m.msg === 'acquired the lease', 60_000, 'the standby to take the lease');
-    const assigned = await b.log.next((m) => m.msg === 'pod CIDRs assigned' || m.msg === 'pod CIDRs claimed for initialisation', 120_000, 'the new node\'s pod CIDR');
-    const loaded = b.log.all.find((m) => m.msg === 'allocator loaded from existing nodes');
-    const caughtUp = b.log.all.some((m) => typeof m.msg === 'string' && m.msg.startsWith('node IPAM: the node cache is current to a quorum read'));
+    const listsAtAcquire = nodeLists(await requests('replica-b'));
+    const assigned = await b.log.next(assignedMsg, 120_000, 'the new node\'s pod CIDR');
+    const takeoverLists = nodeLists(await requests('replica-b')) - listsAtAcquire;
     const ms = Number(assigned.time) - Number(acquired.time);
-    const loadMs = loaded ? Number(loaded.time) - Number(acquired.time) : NaN;
-    return `| ${nodes.toLocaleString('en-US')} | ${catchUp ? 'catch up to a quorum read' : 'list again'} | ${(ms / 1000).toFixed(2)} s (allocator loaded after ${(loadMs / 1000).toFixed(2)} s) | ${caughtUp ? 'no full LIST' : 'full LIST'} | standby ${standbyRss} MiB, leader ${leaderRss} MiB | ${idleLists} |`;
+    const mode = warm ? 'warm standby' : 'cold (`--leader-elect-warm-standby=false`)';
+    const n = nodes.toLocaleString('en-US');
+    return [
+      `| ${n} | ${mode} | ${(ms / 1000).toFixed(2)} s (delay ${String(acquired.takeoverDelayMs)} ms, lease ${String(acquired.from)}) | ${takeoverLists} | standby ${standbyRss} MiB, leader ${leaderRss} MiB | ${describeRequests(idle)} | ${(coldStartMs / 1000).toFixed(1)} s (cache synced ${aSynced ? (Number(aSynced.time) - a.startedAt) / 1000 : '?'} s); ${aLists} node LIST requests |`,
+    ];
   } finally {
     for (const p of procs) p.kill('SIGKILL');
     apiProc.stdin!.write(`${JSON.stringify({ cmd: 'stop' })}\n`);
@@ -69,7 +92,7 @@ async function scenario(nodes: number, catchUp: boolean): Promise<string> {
 }
 
 export default async function run(): Promise<void> {
-  console.log('| nodes | takeover | lease acquired → first pod CIDR | what the takeover listed | RSS before the takeover | node LISTs by both replicas in 5 s idle |');
-  console.log('| --- | --- | --- | --- | --- | --- |');
-  for (const n of SIZES) for (const catchUp of [true, false]) console.log(await scenario(n, catchUp));
+  console.log(`| nodes | standby | lease acquired → first pod CIDR | node LIST requests in the takeover | RSS before the takeover | standby's requests in ${IDLE_MS / 1000} s idle (leases aside) | leader's cold start → first pod CIDR; its node LIST requests |`);
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  for (const n of SIZES) for (const m of MODES) for (const row of await scenario(n, m === 'warm')) console.log(row);
 }

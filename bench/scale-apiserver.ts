@@ -1,7 +1,9 @@
-// The API server side of `npm run bench scale`, in its own process (it holds 100,000 Node objects
-// of about 12 KB each, several GB of heap): the API server double filled with realistic initialised
-// nodes, and the static cloud's config listing them and the nodes that will join. Driven by the
-// benchmark over stdin/stdout, one JSON object a line.
+// The API server side of `npm run bench scale` and `npm run bench failover`, in its own process (it
+// holds 100,000 Node objects of about 12 KB each, several GB of heap): the API server double filled
+// with realistic initialised nodes, and the static cloud's config listing them and the nodes that
+// will join. Driven by the benchmark over stdin/stdout, one JSON object a line. Besides the admin's
+// kubeconfig it writes one per replica user (`<kubeconfig>.replica-a`, `.replica-b`), so that the
+// requests of each replica can be counted apart.
 import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../src/model/node.js';
@@ -23,7 +25,8 @@ function send(msg: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(msg)}\n`);
 }
 
-const api = await startApiServerDouble({ historySize: 50_000, bookmarkIntervalMs: 1000 });
+const REPLICA_USERS = ['replica-a', 'replica-b'];
+const api = await startApiServerDouble({ historySize: 50_000, bookmarkIntervalMs: 1000, users: REPLICA_USERS.map((name) => ({ name, token: `bench-${name}` })) });
 const started = Date.now();
 const cloud: Record<string, unknown> = {};
 for (let i = 0; i < NODES; i++) {
@@ -55,6 +58,7 @@ for (let j = 0; j < JOIN; j++) {
 // measures the controller, not the double's first JSON.stringify of 1.2 GB.
 for (const n of api.store.listRefs('nodes')) api.store.encodeBytes(n);
 writeFileSync(kubeconfigPath!, api.kubeconfig);
+for (const user of REPLICA_USERS) writeFileSync(`${kubeconfigPath!}.${user}`, api.kubeconfigFor(user));
 writeFileSync(cloudConfigPath!, JSON.stringify({ nodes: cloud }));
 send({ ready: true, nodes: NODES, fillMs: Date.now() - started, rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20) });
 
@@ -68,22 +72,64 @@ const counts = () => ({
   listNodes: api.count({ verb: 'list', resource: 'nodes', userAgent: USER_AGENT }),
 });
 
+/** Every request of one user, by verb and resource ("list nodes": 3), and the node LIST pages among them. */
+function requestsOf(user: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of api.detailedCounters()) {
+    if (r.user !== user) continue;
+    const key = `${r.verb} ${r.resource}${r.subresource ? '/' + r.subresource : ''}`;
+    out[key] = (out[key] ?? 0) + r.count;
+  }
+  return out;
+}
+
+/**
+ * Kubelet-like status updates: `perSecond` nodes a second, round robin, each a new heartbeat on
+ * its Ready condition (a real cluster's kubelets report every 5 min when nothing changes, so N/300
+ * a second). Every watch of nodes sees them, as it would in a real cluster.
+ */
+let churnTimer: NodeJS.Timeout | undefined;
+function churn(perSecond: number): void {
+  clearInterval(churnTimer);
+  if (perSecond <= 0) return;
+  const names = (api.store.listRefs('nodes') as unknown as NodeObject[]).map((n) => n.metadata.name);
+  let next = 0;
+  let owed = 0;
+  churnTimer = setInterval(() => {
+    owed += perSecond / 10;
+    for (; owed >= 1; owed--) {
+      const name = names[next++ % names.length]!;
+      const cur = api.store.peek('nodes', name) as unknown as NodeObject | undefined;
+      if (!cur) continue;
+      const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const conditions = ((cur.status?.conditions ?? []) as { type: string }[]).map((c) => (c.type === 'Ready' ? { ...c, lastHeartbeatTime: now } : c));
+      api.store.update('nodes', { ...cur, status: { ...cur.status, conditions } });
+    }
+  }, 100);
+}
+
 for await (const line of createInterface({ input: process.stdin })) {
-  const cmd = JSON.parse(line) as { cmd: string };
+  const cmd = JSON.parse(line) as { cmd: string; count?: number; perSecond?: number; user?: string };
   if (cmd.cmd === 'join') {
     // All 10,000 appear at once: created in one loop with the watch held, then released together.
     // (Without the hold, the first few hundred events got out while the loop ran and the rest
-    // seconds later: a stall no real API server makes, and not part of the join.)
+    // seconds later: a stall no real API server makes, and not part of the join.) `count`: only
+    // the next so many of the prepared nodes (the failover bench joins one at a time).
     const createStarted = Date.now();
     api.store.hub.pause();
     // createRef stores a JSON copy (flat strings, as a decoded request body has) and returns it
     // without a second copy.
-    for (const n of joining) api.store.createRef('nodes', n as never);
-    joining.length = 0;
+    const batch = joining.splice(0, cmd.count ?? joining.length);
+    for (const n of batch) api.store.createRef('nodes', n as never);
     const createMs = Date.now() - createStarted;
     joinedAt = Date.now();
     api.store.hub.resume();
-    send({ joined: JOIN, counts: counts(), createMs });
+    send({ joined: batch.length, counts: counts(), createMs });
+  } else if (cmd.cmd === 'churn') {
+    churn(cmd.perSecond ?? 0);
+    send({ churn: cmd.perSecond ?? 0 });
+  } else if (cmd.cmd === 'requests') {
+    send({ requests: requestsOf(cmd.user ?? '') });
   } else if (cmd.cmd === 'status') {
     let pending = 0;
     for (const name of joinNames) {
@@ -92,6 +138,7 @@ for await (const line of createInterface({ input: process.stdin })) {
     }
     send({ pending, sinceJoinMs: joinedAt ? Date.now() - joinedAt : 0, counts: counts() });
   } else if (cmd.cmd === 'stop') {
+    clearInterval(churnTimer);
     await api.stop();
     send({ stopped: true });
     process.exit(0);
