@@ -8,7 +8,7 @@
 // - the standby before the takeover: RSS (and the leader's), and every request it made in 10 s idle;
 // - the takeover: lease acquired → the new node's pod CIDR, and the node LIST requests it made.
 // Each size twice: warm standby (the default) and --leader-elect-warm-standby=false (cold).
-// BENCH_FAILOVER_NODES: sizes (default 20000); BENCH_FAILOVER_MODES: warm,cold.
+// BENCH_FAILOVER_NODES: sizes (default 20000); BENCH_FAILOVER_MODES: warm,cold; BENCH_FAILOVER_TRACE.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,8 @@ const MAIN = existsSync(imageMain) ? imageMain : path.join(here, '../src/cli/mai
 const SIZES = (process.env.BENCH_FAILOVER_NODES ?? '20000').split(',').map(Number);
 const MODES = (process.env.BENCH_FAILOVER_MODES ?? 'warm,cold').split(',') as ('warm' | 'cold')[];
 const IDLE_MS = 10_000;
+// BENCH_FAILOVER_TRACE=1: the standby's log lines from the lease to the first pod CIDR, with times (stderr).
+const TRACE = process.env.BENCH_FAILOVER_TRACE === '1';
 
 function replica(kubeconfig: string, warm: boolean): { proc: ChildProcess; log: Lines; startedAt: number } {
   const startedAt = Date.now();
@@ -40,7 +42,7 @@ const nodeLists = (r: Record<string, number>): number => r['list nodes'] ?? 0;
 async function scenario(nodes: number, warm: boolean): Promise<string[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ccm-failover-'));
   const kubeconfig = path.join(dir, 'kubeconfig');
-  const apiProc = spawn(process.execPath, ['--max-old-space-size=16384', path.join(here, 'scale-apiserver.js'), kubeconfig, path.join(dir, 'cloud.json'), String(nodes), '2'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const apiProc = spawn(process.execPath, ['--max-old-space-size=16384', '--initial-old-space-size=12288', path.join(here, 'scale-apiserver.js'), kubeconfig, path.join(dir, 'cloud.json'), String(nodes), '2'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const api = lines(apiProc);
   const ask = (cmd: Record<string, unknown>, match: (m: Record<string, unknown>) => boolean) => {
     const from = api.all.length;
@@ -74,10 +76,15 @@ async function scenario(nodes: number, warm: boolean): Promise<string[]> {
     a.proc.kill('SIGKILL');
     await ask({ cmd: 'join', count: 1 }, (m) => m.joined !== undefined);
     const acquired = await b.log.next((m) => m.msg === 'acquired the lease', 60_000, 'the standby to take the lease');
-    const listsAtAcquire = nodeLists(await requests('replica-b'));
     const assigned = await b.log.next(assignedMsg, 120_000, 'the new node\'s pod CIDR');
-    const takeoverLists = nodeLists(await requests('replica-b')) - listsAtAcquire;
+    // The standby lists nothing while idle: what it listed since is the takeover's.
+    const takeoverLists = nodeLists(await requests('replica-b')) - nodeLists(after);
     const ms = Number(assigned.time) - Number(acquired.time);
+    if (TRACE) {
+      for (const m of b.log.all.slice(b.log.all.indexOf(acquired), b.log.all.indexOf(assigned) + 1)) console.error(`  +${Number(m.time) - Number(acquired.time)} ms ${String(m.msg)}`);
+      const writes = (await ask({ cmd: 'writes', user: 'replica-b' }, (m) => m.writes !== undefined)).writes as { verb: string; name: string; at: number }[];
+      for (const w of writes) console.error(`  +${w.at - Number(acquired.time)} ms the double received ${w.verb} ${w.name}`);
+    }
     const mode = warm ? 'warm standby' : 'cold (`--leader-elect-warm-standby=false`)';
     const n = nodes.toLocaleString('en-US');
     return [

@@ -72,6 +72,12 @@ const counts = () => ({
   listNodes: api.count({ verb: 'list', resource: 'nodes', userAgent: USER_AGENT }),
 });
 
+// When each replica's node writes arrive (the failover bench's trace: client delay or server time).
+const writeArrivals: { user: string; verb: string; name: string; at: number }[] = [];
+api.onRequest((info) => {
+  if (info.resource === 'nodes' && (info.verb === 'patch' || info.verb === 'update') && writeArrivals.length < 1000) writeArrivals.push({ user: info.user, verb: info.verb, name: info.name, at: Date.now() });
+});
+
 /** Every request of one user, by verb and resource ("list nodes": 3), and the node LIST pages among them. */
 function requestsOf(user: string): Record<string, number> {
   const out: Record<string, number> = {};
@@ -128,6 +134,8 @@ for await (const line of createInterface({ input: process.stdin })) {
   } else if (cmd.cmd === 'churn') {
     churn(cmd.perSecond ?? 0);
     send({ churn: cmd.perSecond ?? 0 });
+  } else if (cmd.cmd === 'writes') {
+    send({ writes: writeArrivals.filter((w) => w.user === cmd.user) });
   } else if (cmd.cmd === 'requests') {
     send({ requests: requestsOf(cmd.user ?? '') });
   } else if (cmd.cmd === 'status') {

@@ -182,8 +182,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       }
       if (line.msg === 'stopped leading') log(`replica ${rep.slot} pid ${rep.pid} stopped leading (${String(line.reason)})`);
       if (typeof line.msg === 'string' && line.msg.startsWith('node IPAM: the node cache is current to a quorum read')) figures.caughtUpTakeovers++;
-      if (typeof line.msg === 'string' && line.msg.startsWith('allocator taken over from the warm standby')) figures.warmTakeovers++;
-      if (line.msg === 'allocator loaded from existing nodes') figures.coldStarts++;
+      if (line.msg === 'allocator loaded from existing nodes') {
+        if (line.warmStandby === true) figures.warmTakeovers++;
+        else figures.coldStarts++;
+      }
     });
     figures.processesStarted++;
     all.push(r);

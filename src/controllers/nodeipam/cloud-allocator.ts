@@ -73,6 +73,11 @@ export class CloudAllocator extends CIDRAllocatorLoop {
     this.queue.add(node.metadata.name);
   }
 
+  protected override needsLeader(node: NodeObject): boolean {
+    // As observe(): no ranges yet, or written without the NetworkUnavailable condition cleared.
+    return nodePodCIDRs(node).length === 0 || !networkAvailable(node);
+  }
+
   protected override nodeGone(name: string): void {
     this.#index.remove(name);
     this.#own.delete(name);

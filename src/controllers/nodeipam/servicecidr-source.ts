@@ -40,8 +40,8 @@ export class ServiceCIDRSource implements PoolSource {
   #allocator: PodCIDRAllocator | undefined;
   #hooks: PoolSourceHooks | undefined;
   #log: Logger | undefined;
-  /** Current overlaps, by node/podCIDR/exclusion, for the gauge, with their event's message. */
-  readonly #overlaps = new Map<string, ExclusionConflict & { message: string }>();
+  /** Current overlaps, by node/podCIDR/exclusion, for the gauge. */
+  readonly #overlaps = new Map<string, ExclusionConflict>();
   /** Canonical excluded CIDRs by exclusion key. */
   readonly #ranges = new Map<string, string[]>();
 
@@ -97,12 +97,10 @@ export class ServiceCIDRSource implements PoolSource {
 
   /**
    * The follower took the lease (warm standby; follow() is start(): this source writes nothing):
-   * a ServiceCIDR added while the watch lagged must be excluded before the first block, and
-   * overlaps found while following (logged; a follower records no events) get their events now.
+   * a ServiceCIDR added while the watch lagged must be excluded before the first block.
    */
   async lead(signal?: AbortSignal): Promise<void> {
     await this.#watcher?.relist('taking over the lease', signal);
-    for (const c of this.#overlaps.values()) this.#hooks?.nodeEvent(c.node, 'Warning', ServiceCIDREventReason.PodCIDROverlapsServiceCIDR, c.message);
   }
 
   async stop(): Promise<void> {
@@ -134,8 +132,8 @@ export class ServiceCIDRSource implements PoolSource {
     for (const c of conflicts) {
       const k = `${c.node}|${c.podCIDR}|${c.exclusion}`;
       if (this.#overlaps.has(k)) continue;
+      this.#overlaps.set(k, c);
       const msg = `pod CIDR ${c.podCIDR} overlaps Service CIDR ${c.exclusion} (${key}); it is kept (pod CIDRs are never revoked): move the node or the Service range`;
-      this.#overlaps.set(k, { ...c, message: msg });
       this.#log?.warn({ node: c.node, podCIDR: c.podCIDR, serviceCIDR: c.exclusion }, msg);
       this.#hooks?.nodeEvent(c.node, 'Warning', ServiceCIDREventReason.PodCIDROverlapsServiceCIDR, msg);
     }

@@ -29,6 +29,9 @@ const withBlocks = (): number => storedNodes(cluster.api).filter((n) => nodePodC
 /** Requests of `who` that change something, leases aside. */
 const writesBy = (who: string): number => (['create', 'update', 'patch', 'delete'] as const)
   .reduce((sum, verb) => sum + cluster.api.count({ userAgent: `ccm-${who}`, verb }) - cluster.api.count({ userAgent: `ccm-${who}`, verb, resource: 'leases.coordination.k8s.io' }), 0);
+/** PodCIDRConflict events about twin whose last writer was `who`'s identity (the event's reporting instance). */
+const conflictEventsBy = (who: string): number => (cluster.api.store.list('events') as unknown as { reason?: string; involvedObject?: { name?: string }; reportingInstance?: string; source?: { host?: string } }[])
+  .filter((e) => e.reason === 'PodCIDRConflict' && e.involvedObject?.name === 'twin' && (e.reportingInstance ?? e.source?.host) === who).length;
 const listsBy = (who: string, resource?: string): number => cluster.api.count({ userAgent: `ccm-${who}`, verb: 'list', ...(resource ? { resource } : {}) });
 
 function join(names: string[]): void {
@@ -36,9 +39,11 @@ function join(names: string[]): void {
 }
 
 /** Existing nodes holding blocks of pool-0 (10.10.0.0/20 in /24s), and a leader with a warm follower. */
-async function twoReplicas(flags: Record<string, string> = {}) {
+async function twoReplicas(flags: Record<string, string> = {}, { conflict = false } = {}) {
   createClusterCIDR(cluster.api, 'pool-0', { perNodeHostBits: 8, ipv4: '10.10.0.0/20' });
   for (let i = 0; i < 4; i++) createNode(cluster.api, { name: `old-${i}`, tainted: false, podCIDRs: [`10.10.${i}.0/24`] });
+  // A younger node claiming old-0's block (a bad migration): the leader reports it, a follower only logs it.
+  if (conflict) createNode(cluster.api, { name: 'twin', tainted: false, podCIDRs: ['10.10.0.0/24'] });
   const a = start('a', flags);
   await eventually(() => a.manager.isLeading(), { timeoutMs: 5000, what: 'a leads' });
   const b = start('b', flags);
@@ -47,11 +52,11 @@ async function twoReplicas(flags: Record<string, string> = {}) {
 
 describe('warm standby', () => {
   it('the follower keeps the ledger current writing nothing, and takes over with no second LIST and no block twice', { timeout: 30_000 }, async () => {
-    const { a, b } = await twoReplicas();
+    const { a, b } = await twoReplicas({}, { conflict: true });
     await eventually(() => b.log.find('warm standby: allocator loaded…').length === 1, { timeoutMs: 5000, what: 'b warm' });
-    expect(b.log.find('warm standby: allocator loaded…')[0]?.restored).toBe(4);
+    expect(b.log.find('warm standby: allocator loaded…')[0]?.restored).toBe(5);
     join(['new-0', 'new-1', 'new-2']);
-    await eventually(() => withBlocks() === 7, { timeoutMs: 5000, what: 'a allocates' });
+    await eventually(() => withBlocks() === 8, { timeoutMs: 5000, what: 'a allocates' });
     // Idle follower: its watches only, no periodic LIST, nothing written.
     const listsBefore = listsBy('b');
     await new Promise((r) => setTimeout(r, 1500));
@@ -64,12 +69,13 @@ describe('warm standby', () => {
     cluster.api.faults.inject({ userAgent: 'ccm-a', status: 503 });
     join(['late-0', 'late-1', 'late-2']);
     expect(await a.done).toBe('lost');
-    await eventually(() => withBlocks() === 10, { timeoutMs: 10_000, what: 'b allocates the late nodes' });
-    expect(duplicates(cluster.api)).toEqual([]);
+    await eventually(() => withBlocks() === 11, { timeoutMs: 10_000, what: 'b allocates the late nodes' });
+    expect(duplicates(cluster.api)).toEqual(['10.10.0.0/24: old-0 and twin']);
+    // The conflict b found while following is reported once it leads.
+    await eventually(() => conflictEventsBy('b') > 0, { timeoutMs: 5000, what: 'b reports the conflict' });
     // The lease expired under a: no takeover delay; the warm ledger, with no cold restore.
     expect(b.log.find('acquired the lease').map((l) => [l.from, l.takeoverDelayMs])).toEqual([['expired', 0]]);
-    expect(b.log.find('allocator taken over from the warm standby…')).toHaveLength(1);
-    expect(b.log.find('allocator loaded from existing nodes')).toHaveLength(0);
+    expect(b.log.find('allocator loaded from existing nodes').map((l) => l.warmStandby)).toEqual([true]);
     // One LIST of nodes at the takeover: the quorum read of one node (limit=1), not the nodes again.
     expect(listsBy('b', 'nodes') - nodeListsBefore).toBe(1);
     expect(b.log.find('node IPAM: the node cache is current to a quorum read…')).toHaveLength(1);
@@ -93,7 +99,7 @@ describe('warm standby', () => {
     const inside = storedNodes(cluster.api).flatMap((n) => nodePodCIDRs(n).filter((c) => cidrsOverlap(parseCIDR(c), service)).map((c) => `${n.metadata.name} ${c}`));
     expect(inside).toEqual([]);
     // The watch never reached the quorum read: the nodes were listed again after all.
-    expect(b.log.find('allocator taken over from the warm standby…')).toHaveLength(1);
+    expect(b.log.find('allocator loaded from existing nodes').map((l) => l.warmStandby)).toEqual([true]);
     expect(b.log.find('node IPAM: the node cache is current to a quorum read…')).toHaveLength(0);
   });
 
@@ -110,6 +116,6 @@ describe('warm standby', () => {
     await eventually(() => withBlocks() === 6, { timeoutMs: 10_000, what: 'b allocates' });
     expect(duplicates(cluster.api)).toEqual([]);
     expect(b.log.find('warm standby: allocator loaded…')).toHaveLength(0);
-    expect(b.log.find('allocator loaded from existing nodes')[0]?.restored).toBe(5);
+    expect(b.log.find('allocator loaded from existing nodes').map((l) => [l.warmStandby, l.restored])).toEqual([[false, 5]]);
   });
 });
