@@ -516,7 +516,11 @@ export class ControllerManager {
     const built = this.#buildIPAM(this.client.withSignal(standbySignal), standbySignal, this.#eventSink());
     const standby = { ...built, term, failed: false, taken: false };
     this.#standby = standby;
-    void abortable(this.watcher.synced, standbySignal).then(() => built.ipam.follow(standbySignal)).catch((err: unknown) => {
+    void abortable(this.watcher.synced, standbySignal).then(() => built.ipam.follow(standbySignal)).then(() => {
+      // The load's garbage (sorted copies of every node) goes now: a standby that waits for hours
+      // should hold what a leader holds, not that too.
+      this.beforeLargeAllocation?.();
+    }).catch((err: unknown) => {
       if (standbySignal.aborted) return;
       standby.failed = true;
       this.#log.warn({ err }, 'warm standby: node IPAM could not load on this follower; it starts cold if this replica leads');
