@@ -241,18 +241,21 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
     const warmAfter = this.clock.now() - began;
     await o.relist(signal);
     signal?.throwIfAborted();
-    for (const s of o.sources) if (s.lead) await abortable(s.lead(signal), signal);
     if (this.#stopped) return;
-    signal?.throwIfAborted();
+    // Leading from here: events are recorded (those held first), node changes are observed (a
+    // queued node waits for the workers), and the sources' catch-up below may write.
     this.#mode = 'leading';
     for (const [name, held] of this.#heldEvents) {
       const node = o.nodes.get(name);
       if (node) for (const e of held.values()) o.events.emit(node, e.type, e.reason, e.message);
     }
     this.#heldEvents.clear();
-    // The nodes a leader has work on.
+    // The nodes a leader has work on, as the follower last saw them.
     const names = [...this.#attention];
     this.#attention.clear();
+    for (const s of o.sources) if (s.lead) await abortable(s.lead(signal), signal);
+    if (this.#stopped) return;
+    signal?.throwIfAborted();
     this.#ready = true;
     await forEachChunked(names, (name) => {
       const node = o.nodes.get(name);

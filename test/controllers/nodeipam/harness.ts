@@ -40,6 +40,8 @@ export interface ReplicaOptions {
   /** CloudAllocator mode: ranges from this source, no ClusterCIDR source (`flags`: an in-memory pool). */
   cloud?: CloudRanges;
   workers?: number;
+  /** Only follow (warm standby): the caller starts it. */
+  follow?: boolean;
 }
 
 export async function startReplica(cluster: DoubleTarget, o: ReplicaOptions & { cloud: CloudRanges }): Promise<Replica<CloudAllocator>>;
@@ -72,7 +74,7 @@ export async function startReplica(cluster: DoubleTarget, o: ReplicaOptions = {}
     await controller.stop();
     await close();
   })());
-  await controller.start();
+  await (o.follow ? controller.follow() : controller.start());
   cluster.defer(stop);
   return { controller, serviceCIDRs, events, objectEvents, registry, ...(clusterCIDRs ? { clusterCIDRs } : {}), stop };
 }

@@ -10,7 +10,8 @@ import { nodePodCIDRs } from '../../../src/model/node.js';
 import { useDouble, createNode } from '../../kit/double.js';
 import { captureLog } from '../../kit/log.js';
 import { eventually } from '../../kit/wait.js';
-import { createClusterCIDR, duplicates, storedNodes } from './harness.js';
+import { CLUSTER_CIDR_FINALIZER } from '../../../src/controllers/nodeipam/clustercidr-source.js';
+import { clusterCIDR, createClusterCIDR, duplicates, podCIDRsOf, startReplica, storedNodes } from './harness.js';
 
 const cluster = useDouble();
 
@@ -117,5 +118,30 @@ describe('warm standby', () => {
     expect(duplicates(cluster.api)).toEqual([]);
     expect(b.log.find('warm standby: allocator loaded…')).toHaveLength(0);
     expect(b.log.find('allocator loaded from existing nodes').map((l) => [l.warmStandby, l.restored])).toEqual([[false, 5]]);
+  });
+});
+
+describe('a following allocator (in process)', () => {
+  it('loads ClusterCIDR pools and the flags pool writing nothing, records blocks, hands none out; start() then does the writes', async () => {
+    createClusterCIDR(cluster.api, 'pool', { perNodeHostBits: 8, ipv4: '10.30.0.0/20' });
+    createNode(cluster.api, { name: 'n1', tainted: false, podCIDRs: ['10.30.0.0/24'] });
+    const r = await startReplica(cluster, { follow: true, flags: { clusterCIDR: '10.250.0.0/16', nodeCIDRMaskSizeIPv4: 24 } });
+    expect(r.controller.ledger.nodeAllocation('n1')?.podCIDRs).toEqual(['10.30.0.0/24']);
+    expect(r.controller.ready()).toBe(false);
+    join(['n2']);
+    await new Promise((res) => setTimeout(res, 500));
+    expect(podCIDRsOf(cluster.api, 'n2')).toEqual([]);
+    expect(clusterCIDR(cluster.api, 'pool')?.metadata.finalizers ?? []).toEqual([]);
+    const mirrors = () => (cluster.api.store.list('clustercidrs.networking.x-k8s.io') as unknown as { metadata: { name: string } }[]).filter((o) => o.metadata.name.startsWith('created-from-flags-'));
+    expect(mirrors()).toEqual([]);
+    // n2 arrives while following, then n1 goes: the ledger follows both.
+    cluster.api.store.delete('nodes', 'n1');
+    await eventually(() => r.controller.ledger.nodeAllocation('n1') === undefined, { timeoutMs: 5000, what: 'n1 released' });
+    await r.controller.start();
+    expect(r.controller.ready()).toBe(true);
+    await eventually(() => podCIDRsOf(cluster.api, 'n2').length === 1, { timeoutMs: 5000, what: 'n2 gets a block' });
+    await eventually(() => (clusterCIDR(cluster.api, 'pool')?.metadata.finalizers ?? []).includes(CLUSTER_CIDR_FINALIZER), { timeoutMs: 5000, what: 'finalizer' });
+    expect(mirrors()).toHaveLength(1);
+    expect(r.objectEvents.filter((e) => e.reason === 'FlagsPoolMirrored')).toHaveLength(1);
   });
 });
