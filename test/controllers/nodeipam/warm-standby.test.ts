@@ -19,7 +19,7 @@ function start(name: string, flags: Record<string, string> = {}) {
   const log = captureLog();
   const options = resolveRunOptions({
     controllers: 'node-ipam', allocateNodeCidrs: true, cidrAllocatorType: 'MultiCIDRRangeAllocator', concurrentNodeSyncs: '2',
-    securePort: '0', leaderElectLeaseDuration: '1500ms', leaderElectRenewDeadline: '1s', leaderElectRetryPeriod: '200ms', ...flags,
+    securePort: '0', leaderElectLeaseDuration: '3s', leaderElectRenewDeadline: '2s', leaderElectRetryPeriod: '300ms', ...flags,
   });
   // catchUpMinNodes 0: the takeover catches the cache up to a quorum read, as from 5,000 nodes.
   const r = cluster.runManager(options, { identity: name, userAgent: `ccm-${name}`, watchStaleAfterMs: 5000, catchUpMinNodes: 0, logger: log.logger });
