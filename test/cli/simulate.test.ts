@@ -8,11 +8,14 @@ describe('simulated cluster scenario', () => {
   it('node 0 has the KEP-3705 example addresses; every index gives valid, distinct addresses', () => {
     expect(simAddresses(0)).toEqual({ v4a: '1.2.3.4', v4b: '5.6.7.8', v6a: 'abcd::1234', v6b: 'abcd::5678' });
     const seen = new Set<string>();
+    // Checked by hand, the failures collected for one expect: 125,000 expect calls cost seconds.
+    const invalid: string[] = [];
     for (let i = 0; i < 250 * 250; i++) {
       const a = simAddresses(i);
-      for (const v4 of [a.v4a, a.v4b]) expect(v4.split('.').every((o) => Number(o) <= 255)).toBe(true);
+      for (const v4 of [a.v4a, a.v4b]) if (!v4.split('.').every((o) => Number(o) <= 255)) invalid.push(`${i}: ${v4}`);
       for (const v of Object.values(a)) seen.add(v);
     }
+    expect(invalid).toEqual([]);
     expect(seen.size).toBe(4 * 250 * 250);
   });
 
