@@ -112,7 +112,7 @@ const nodeSchema = z.strictObject({
 // The nodes are checked one at a time, each as a record of one entry (so a problem's path, and
 // which problem is named first, are those of one check of the whole file): zod's copy of a
 // 100,000-node file, beside the parsed file and the entries built from it, was most of a 180 MB
-// heap at start-up. configSchema then checks the rest of the file without copying the nodes again.
+// heap at start-up. configSchema then checks the rest of the file.
 const entrySchema = z.record(nonEmpty, nodeSchema.nullable());
 const configSchema = z.strictObject({
   nodes: z.record(z.string(), z.unknown()).nullable().default({}),
@@ -186,8 +186,8 @@ export function parseStaticCloudConfig(text: string): StaticCloudConfig {
   // Entries first: one check of the whole file names a problem in the nodes before an unknown
   // top-level field.
   if (isRecord(listed)) {
-    for (const [name, value] of Object.entries(listed)) {
-      const checked = entrySchema.safeParse({ [name]: value });
+    for (const name of Object.keys(listed)) {
+      const checked = entrySchema.safeParse({ [name]: listed[name] });
       if (!checked.success) throw configError(raw, checked.error.issues[0]!, ['nodes']);
       const n = checked.data[name] ?? { addresses: [] };
       const addresses: NodeAddress[] = n.addresses.map((a) => ({
@@ -203,7 +203,8 @@ export function parseStaticCloudConfig(text: string): StaticCloudConfig {
       }));
     }
   }
-  const result = configSchema.safeParse(raw);
+  // The entries are checked: the rest of the file is, without a copy of its nodes.
+  const result = configSchema.safeParse(isRecord(listed) ? { ...(raw as Record<string, unknown>), nodes: {} } : raw);
   if (!result.success) throw configError(raw, result.error.issues[0]!, []);
   return { nodes };
 }

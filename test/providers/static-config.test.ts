@@ -70,6 +70,11 @@ nodes:
     ['bad label key', 'nodes:\n  n:\n    labels: {"a b": x}', 'nodes.n.labels.a b', /label key.*"a b"/],
     ['bad label value', 'nodes:\n  n:\n    labels: {rack: "r 1"}', 'nodes.n.labels.rack', /label value.*"r 1"/],
     ['shutdown not boolean', 'nodes:\n  n:\n    shutdown: "yes"', 'nodes.n.shutdown', /"yes"/],
+    ['empty node name', 'nodes:\n  "": {}', 'nodes.', /must not be empty \(key ""\)/],
+    // Nodes are checked one at a time: still the problem one check of the whole file names first.
+    ['a bad node before an unknown top-level field', 'extra: 1\nnodes:\n  a: {}\n  b:\n    zone: ""', 'nodes.b.zone', /must not be empty/],
+    ['the first of two bad nodes, in file order', 'nodes:\n  b:\n    shutdown: 1\n  a:\n    zone: ""', 'nodes.b.shutdown', /value 1/],
+    ['an empty node name after a bad node', 'nodes:\n  a:\n    zone: ""\n  "": {}', 'nodes.a.zone', /must not be empty/],
   ];
   it.each(bad)('rejects %s naming the field and value', (_name, text, field, message) => {
     let err: unknown;
