@@ -27,6 +27,9 @@ const JOIN = Number(process.env.BENCH_SCALE_JOIN ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 10);
 const QPS = (process.env.BENCH_SCALE_QPS ?? '-1,200').split(',');
 const REFRESH = '15s';
+// A /27 per node: 100.64.0.0/10 holds 131,072 of them (the double's pod CIDRs are the first
+// NODES); past that (130,000 nodes and a join), 100.0.0.0/9, which holds the same /27s and as many more.
+const CLUSTER_CIDR = NODES + JOIN <= 2 ** 17 ? '100.64.0.0/10' : '100.0.0.0/9';
 // BENCH_SCALE_PROF=<dir>: V8 CPU profiles of both processes, written there when they exit.
 // BENCH_SCALE_LOG=<file>: the controller's log lines, kept (one file per --kube-api-qps value).
 const LOG = process.env.BENCH_SCALE_LOG;
@@ -80,7 +83,7 @@ async function scenario(qps: string): Promise<string[]> {
     const port = await freePort();
     const started = Date.now();
     run = spawn(process.execPath, [...PROF, ...BUILD.node, ...NODE_EXTRA, BUILD.main, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider=static', `--cloud-config=${cloudConfig}`,
-      '--insecure-plain-http', '--allocate-node-cidrs', '--cluster-cidr=100.64.0.0/10', '--node-cidr-mask-size=27', '--leader-elect=false', `--secure-port=${port}`,
+      '--insecure-plain-http', '--allocate-node-cidrs', `--cluster-cidr=${CLUSTER_CIDR}`, '--node-cidr-mask-size=27', '--leader-elect=false', `--secure-port=${port}`,
       `--node-status-update-frequency=${REFRESH}`, `--kube-api-qps=${qps}`, '--kube-api-burst=400', '--concurrent-node-syncs=4', ...EXTRA], { stdio: ['ignore', 'pipe', 'inherit'] });
     if (LOG) run.stdout!.pipe(createWriteStream(`${LOG}.${qps === '-1' ? 'unlimited' : qps}`));
     const logs = lines(run);

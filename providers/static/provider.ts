@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderLogger } from '../types.js';
 import { parseCloudConfig, readCloudConfig } from '../cloud-config.js';
 import { found, notFound, type CloudConfigFile } from '../types.js';
-import { parseStaticCloudConfig, StaticConfigError, type StaticCloudConfig, type StaticNode } from './config.js';
+import { parseStaticCloudConfig, StaticConfigError, StaticNodes, type StaticCloudConfig, type StaticNode } from './config.js';
 
 export interface StaticProviderOptions {
   /** Path of the YAML/JSON cloud-config. */
@@ -36,14 +36,10 @@ export interface StaticProviderOptions {
 
 const noopLogger: ProviderLogger = { info() {}, warn() {}, error() {}, debug() {} };
 
-function copyMetadata(n: StaticNode): InstanceMetadata {
+/** An entry's metadata: the config builds each entry anew when asked (StaticNodes.get), so no copy is needed. */
+function metadataOf(n: StaticNode): InstanceMetadata {
   const { shutdown: _shutdown, ...m } = n;
-  return {
-    ...m,
-    addresses: m.addresses.map((a) => ({ ...a })),
-    ...(m.podCIDRs ? { podCIDRs: [...m.podCIDRs] } : {}),
-    ...(m.labels ? { labels: { ...m.labels } } : {}),
-  };
+  return m;
 }
 
 export class StaticProvider implements CloudProvider {
@@ -55,7 +51,7 @@ export class StaticProvider implements CloudProvider {
   /** Times the file's content was read (a poll of an unchanged, settled file reads only its stat). */
   reads = 0;
 
-  private config: StaticCloudConfig = { nodes: new Map() };
+  private config: StaticCloudConfig = { nodes: new StaticNodes() };
   /** Digest of the config in effect: a 100,000-node file is 20 MB that need not stay in memory. */
   private lastDigest: string | undefined;
   /** The content digest (or read error) of the last failed reload, so it is logged once. */
@@ -126,7 +122,7 @@ export class StaticProvider implements CloudProvider {
   }
 
   async instancesMetadata(nodes: readonly NodeRef[]): Promise<Map<string, InstanceResult<InstanceMetadata>>> {
-    return this.answer(nodes, (n) => copyMetadata(n));
+    return this.answer(nodes, metadataOf);
   }
 
   async instancesExist(nodes: readonly NodeRef[]): Promise<Map<string, InstanceResult<boolean>>> {

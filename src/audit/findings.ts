@@ -4,7 +4,7 @@
 // or watched and print, export or record the same findings.
 //
 // It sees what the API shows: `spec.podCIDRs`, not what a CNI with its own IPAM hands out.
-import { CIDRParseError, cidrContains, parseCIDR, type CIDR } from '../ipam/cidr.js';
+import { CIDRParseError, parseCIDR, type CIDR } from '../ipam/cidr.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../model/node.js';
 
 export interface AuditNode {
@@ -93,36 +93,94 @@ export const AUDIT_VISIBILITY =
   'Sees spec.podCIDRs, node status.addresses, ClusterCIDRs and Service ranges as the API server shows them; ' +
   'a CNI with its own IPAM (one that ignores spec.podCIDRs) may use other ranges, which this audit cannot see.';
 
-type ItemKind = 'pod' | 'pool' | 'service' | 'address';
+// Item kinds, in the order items of equal ranges are sorted and pairs are named.
+const POD = 0;
+const POOL = 1;
+const SERVICE = 2;
+const ADDRESS = 3;
+type ItemKind = typeof POD | typeof POOL | typeof SERVICE | typeof ADDRESS;
+const KIND_NAMES = ['pod', 'pool', 'service', 'address'] as const;
 
-// At 100,000 nodes the audit holds 200,000 items at once: they are kept small (a number for the
-// owner, no per-node sets, message text only for actual findings).
-interface Item {
-  kind: ItemKind;
-  cidr: CIDR;
-  /** The finding object this item stands for, built only when a finding names it (objOf). */
-  objKind: FindingObject['kind'];
-  name: string;
-  value: string;
-  /** Owner key: items of the same owner never conflict with each other. */
-  owner: number;
-  /** Pod items: inside some pool (set while scanning). */
-  inPool: boolean;
-}
+/**
+ * Every range the audit sweeps, one row per item in typed columns: at 100,000 nodes it holds
+ * 200,000 items at once, which as objects (each with its parsed CIDR, a BigInt and a text) were
+ * some 400 B per node, the largest short-lived copy the controller made. A row is about 30 B. An
+ * item's object name and value are looked up from its source only when a finding names it.
+ */
+class Items {
+  count = 0;
+  readonly kind: Uint8Array;
+  readonly family: Uint8Array;
+  readonly prefix: Uint8Array;
+  /** The network address as four 32-bit words, most significant first (IPv4: the last word). */
+  readonly words: Uint32Array;
+  /** Items of the same owner never conflict with each other (a node's pod CIDRs, its addresses, one pool). */
+  readonly owner: Int32Array;
+  /** Index of the node, pool or Service range the item comes from, and of the item's text in its list. */
+  readonly source: Int32Array;
+  readonly index: Int32Array;
+  /** Pod items: inside some pool (set while sweeping). */
+  readonly inPool: Uint8Array;
 
-function objOf(it: Item): FindingObject {
-  return { kind: it.objKind, name: it.name, value: it.value };
-}
+  constructor(capacity: number) {
+    this.kind = new Uint8Array(capacity);
+    this.family = new Uint8Array(capacity);
+    this.prefix = new Uint8Array(capacity);
+    this.words = new Uint32Array(capacity * 4);
+    this.owner = new Int32Array(capacity);
+    this.source = new Int32Array(capacity);
+    this.index = new Int32Array(capacity);
+    this.inPool = new Uint8Array(capacity);
+  }
 
-/** "X and Y", for a pair of items that is a finding. */
-function describePair(a: Item, b: Item): string {
-  return `${describe(objOf(a))} and ${describe(objOf(b))}`;
+  add(kind: ItemKind, cidr: CIDR, owner: number, source: number, index: number): number {
+    const i = this.count++;
+    this.kind[i] = kind;
+    this.family[i] = cidr.family;
+    this.prefix[i] = cidr.prefix;
+    // Every word is written: a row given back by add()'s caller (a duplicate address) is reused.
+    if (cidr.family === 4) this.words.fill(0, i * 4, i * 4 + 3)[i * 4 + 3] = Number(cidr.addr);
+    else for (let w = 0; w < 4; w++) this.words[i * 4 + w] = Number((cidr.addr >> BigInt(96 - 32 * w)) & 0xffffffffn);
+    this.owner[i] = owner;
+    this.source[i] = source;
+    this.index[i] = index;
+    return i;
+  }
+
+  /** Address order, then shorter prefix first, then kind, then the order items were added. */
+  compare(a: number, b: number): number {
+    for (let w = 0; w < 4; w++) {
+      const d = this.words[a * 4 + w]! - this.words[b * 4 + w]!;
+      if (d !== 0) return d;
+    }
+    return this.prefix[a]! - this.prefix[b]! || this.kind[a]! - this.kind[b]! || a - b;
+  }
+
+  /** Same range: same family, address and prefix. */
+  same(a: number, b: number): boolean {
+    if (this.family[a] !== this.family[b] || this.prefix[a] !== this.prefix[b]) return false;
+    for (let w = 0; w < 4; w++) if (this.words[a * 4 + w] !== this.words[b * 4 + w]) return false;
+    return true;
+  }
+
+  /** Item `outer`'s range contains item `inner`'s (both of one family). */
+  contains(outer: number, inner: number): boolean {
+    const prefix = this.prefix[outer]!;
+    if (this.prefix[inner]! < prefix) return false;
+    // Family-relative bit count: IPv4 lives in the last word.
+    let left = this.family[outer] === 4 ? prefix + 96 : prefix;
+    for (let w = 0; w < 4 && left > 0; w++, left -= 32) {
+      const mask = left >= 32 ? 0xffffffff : ~(0xffffffff >>> left) >>> 0;
+      if (((this.words[outer * 4 + w]! ^ this.words[inner * 4 + w]!) & mask) !== 0) return false;
+    }
+    return true;
+  }
 }
 
 function objectKind(kind: ItemKind, source: string): FindingObject['kind'] {
-  if (kind === 'pod' || kind === 'address') return 'Node';
+  if (kind === POD || kind === ADDRESS) return 'Node';
   if (source === 'flags') return 'Flag';
-  return kind === 'pool' ? 'ClusterCIDR' : 'ServiceCIDR';
+  return kind === POOL ? 'ClusterCIDR' : 'ServiceCIDR';
 }
 
 const describe = (o: FindingObject): string => {
@@ -156,7 +214,6 @@ export function auditFindings(input: AuditInput): AuditReport {
   const add = (kind: FindingKind, message: string, objects: FindingObject[]): void => {
     findings.push({ kind, severity: FINDING_KINDS[kind], message, objects });
   };
-  const items: Item[] = [];
   const parse = (kind: ItemKind, name: string, value: string, source: string): CIDR | undefined => {
     try {
       return parseCIDR(value);
@@ -167,62 +224,115 @@ export function auditFindings(input: AuditInput): AuditReport {
       return undefined;
     }
   };
+  let capacity = 0;
+  for (const n of input.nodes) capacity += n.podCIDRs.length + n.addresses.length;
+  for (const p of input.pools) capacity += p.cidrs.length;
+  for (const s of input.serviceRanges) capacity += s.cidrs.length;
+  const items = new Items(capacity);
+  /** The finding object an item stands for; its value is the canonical range (an address as given). */
+  const objOf = (i: number): FindingObject => {
+    const source = items.source[i]!;
+    const index = items.index[i]!;
+    switch (items.kind[i] as ItemKind) {
+      case POD: {
+        const n = input.nodes[source]!;
+        return { kind: 'Node', name: n.name, value: parseCIDR(n.podCIDRs[index]!).text };
+      }
+      case ADDRESS: {
+        const n = input.nodes[source]!;
+        return { kind: 'Node', name: n.name, value: n.addresses[index]!.address };
+      }
+      case POOL: {
+        const p = input.pools[source]!;
+        const kind = objectKind(POOL, p.source);
+        return { kind, name: kind === 'Flag' ? '--cluster-cidr' : p.name, value: parseCIDR(p.cidrs[index]!).text };
+      }
+      case SERVICE: {
+        const s = input.serviceRanges[source]!;
+        const kind = objectKind(SERVICE, s.source);
+        return { kind, name: kind === 'Flag' ? '--service-cluster-ip-range' : s.name, value: parseCIDR(s.cidrs[index]!).text };
+      }
+    }
+  };
+  /** The name findings sort pairs by (objOf(i).name, without building the object). */
+  const nameOf = (i: number): string => {
+    const source = items.source[i]!;
+    switch (items.kind[i] as ItemKind) {
+      case POD:
+      case ADDRESS:
+        return input.nodes[source]!.name;
+      case POOL: {
+        const p = input.pools[source]!;
+        return p.source === 'flags' ? '--cluster-cidr' : p.name;
+      }
+      case SERVICE: {
+        const s = input.serviceRanges[source]!;
+        return s.source === 'flags' ? '--service-cluster-ip-range' : s.name;
+      }
+    }
+  };
+  /** "X and Y", for a pair of items that is a finding. */
+  const describePair = (a: number, b: number): string => `${describe(objOf(a))} and ${describe(objOf(b))}`;
+
   let withPodCIDRs = 0;
   // A node's pod CIDRs are one owner, its addresses another; each pool and Service range one.
   let owners = 0;
-  for (const n of input.nodes) {
+  input.nodes.forEach((n, source) => {
     const owner = owners++;
     if (n.podCIDRs.length > 0) withPodCIDRs++;
     const annotated = n.allocatedFrom !== undefined && n.allocatedFrom !== '';
-    for (const text of n.podCIDRs) {
-      const cidr = parse('pod', n.name, text, 'node');
-      if (cidr) items.push({ kind: 'pod', cidr, owner, inPool: false, objKind: 'Node', name: n.name, value: cidr.text });
-    }
+    n.podCIDRs.forEach((text, index) => {
+      const cidr = parse(POD, n.name, text, 'node');
+      if (cidr) items.add(POD, cidr, owner, source, index);
+    });
     if (n.podCIDRs.length > 0 && !annotated) {
       const obj: FindingObject = { kind: 'Node', name: n.name, value: n.podCIDRs.join(',') };
       add('PodCIDRNotAllocated', `${describe(obj)}: pod CIDRs without the ${POD_CIDR_POOL_ANNOTATION} annotation: not allocated by node-address-ccm (another allocator, a CNI, or set by hand)`, [obj]);
     }
     const addressOwner = owners++;
-    // A node has a handful of addresses: a list, not a Set per node.
-    const seen: string[] = [];
-    for (const a of n.addresses) {
+    // A node's addresses, each range once: compared with the node's earlier address items.
+    const first = items.count;
+    n.addresses.forEach((a, index) => {
       const cidr = parseAddress(a.address);
-      if (!cidr || seen.includes(cidr.text)) continue;
-      seen.push(cidr.text);
-      items.push({ kind: 'address', cidr, owner: addressOwner, inPool: false, objKind: 'Node', name: n.name, value: a.address });
-    }
-  }
-  for (const p of input.pools) {
+      if (!cidr) return;
+      const i = items.add(ADDRESS, cidr, addressOwner, source, index);
+      for (let j = first; j < i; j++) {
+        if (items.same(i, j)) {
+          items.count--;
+          return;
+        }
+      }
+    });
+  });
+  input.pools.forEach((p, source) => {
     const owner = owners++;
-    for (const text of p.cidrs) {
-      const cidr = parse('pool', p.name, text, p.source);
-      const kind = objectKind('pool', p.source);
-      if (cidr) items.push({ kind: 'pool', cidr, owner, inPool: false, objKind: kind, name: kind === 'Flag' ? '--cluster-cidr' : p.name, value: cidr.text });
-    }
-  }
-  for (const s of input.serviceRanges) {
+    p.cidrs.forEach((text, index) => {
+      const cidr = parse(POOL, p.name, text, p.source);
+      if (cidr) items.add(POOL, cidr, owner, source, index);
+    });
+  });
+  input.serviceRanges.forEach((s, source) => {
     const owner = owners++;
-    for (const text of s.cidrs) {
-      const cidr = parse('service', s.name, text, s.source);
-      const kind = objectKind('service', s.source);
-      if (cidr) items.push({ kind: 'service', cidr, owner, inPool: false, objKind: kind, name: kind === 'Flag' ? '--service-cluster-ip-range' : s.name, value: cidr.text });
-    }
-  }
+    s.cidrs.forEach((text, index) => {
+      const cidr = parse(SERVICE, s.name, text, s.source);
+      if (cidr) items.add(SERVICE, cidr, owner, source, index);
+    });
+  });
 
   // Service ranges repeated by several sources (a ServiceCIDR and the flag naming the same range)
   // count once per pair of objects, which the owner check already gives.
-  const pair = (outer: Item, inner: Item): void => {
-    if (outer.owner === inner.owner) return;
+  const pair = (outer: number, inner: number): void => {
+    if (items.owner[outer] === items.owner[inner]) return;
     // The pair in kind order, then by name (the order findings name them in).
-    const [a, b] = (ORDER[outer.kind] - ORDER[inner.kind] || cmp(outer.name, inner.name)) > 0 ? [inner, outer] : [outer, inner];
-    switch (`${a.kind}-${b.kind}`) {
+    const [a, b] = (items.kind[outer]! - items.kind[inner]! || cmp(nameOf(outer), nameOf(inner))) > 0 ? [inner, outer] : [outer, inner];
+    switch (`${KIND_NAMES[items.kind[a] as ItemKind]}-${KIND_NAMES[items.kind[b] as ItemKind]}`) {
       case 'pod-pod':
         return add('PodCIDROverlap', `pod CIDRs overlap: ${describePair(a, b)}`, [objOf(a), objOf(b)]);
       case 'pod-service':
         return add('PodCIDRServiceOverlap', `pod CIDR overlaps a Service range: ${describePair(a, b)}`, [objOf(a), objOf(b)]);
       case 'pod-pool':
         // CIDRs nest: the pod CIDR lies inside the pool (every allocated node), or holds the whole pool.
-        if (inner.kind === 'pod') inner.inPool = true;
+        if (items.kind[inner] === POD) items.inPool[inner] = 1;
         else add('PodCIDRContainsPool', `pod CIDR contains a pool (nothing inside it is handed out while the node holds it): ${describe(objOf(outer))} holds ${describe(objOf(inner))}`, [objOf(outer), objOf(inner)]);
         return;
       case 'pod-address':
@@ -242,19 +352,22 @@ export function auditFindings(input: AuditInput): AuditReport {
     }
   };
   for (const family of [4, 6] as const) {
-    const list = items.filter((i) => i.cidr.family === family);
-    list.sort((x, y) => (x.cidr.addr < y.cidr.addr ? -1 : x.cidr.addr > y.cidr.addr ? 1 : x.cidr.prefix - y.cidr.prefix || ORDER[x.kind] - ORDER[y.kind]));
-    const stack: Item[] = [];
-    for (const it of list) {
-      while (stack.length > 0 && !cidrContains(stack[stack.length - 1]!.cidr, it.cidr)) stack.pop();
+    let size = 0;
+    for (let i = 0; i < items.count; i++) if (items.family[i] === family) size++;
+    const order = new Uint32Array(size);
+    for (let i = 0, k = 0; i < items.count; i++) if (items.family[i] === family) order[k++] = i;
+    order.sort((x, y) => items.compare(x, y));
+    const stack: number[] = [];
+    for (const it of order) {
+      while (stack.length > 0 && !items.contains(stack[stack.length - 1]!, it)) stack.pop();
       for (const outer of stack) pair(outer, it);
       stack.push(it);
     }
   }
   if (input.pools.length > 0) {
-    for (const it of items) {
-      if (it.kind !== 'pod' || it.inPool) continue;
-      add('PodCIDROutsidePools', `${describe(objOf(it))}: pod CIDR inside no pool`, [objOf(it)]);
+    for (let i = 0; i < items.count; i++) {
+      if (items.kind[i] !== POD || items.inPool[i] === 1) continue;
+      add('PodCIDROutsidePools', `${describe(objOf(i))}: pod CIDR inside no pool`, [objOf(i)]);
     }
   }
   const sevOrder: Record<Severity, number> = { conflict: 0, warning: 1, info: 2 };
@@ -266,8 +379,6 @@ export function auditFindings(input: AuditInput): AuditReport {
     `${input.serviceRanges.length} Service range object(s)`;
   return { findings, counts, scope };
 }
-
-const ORDER: Record<ItemKind, number> = { pod: 0, pool: 1, service: 2, address: 3 };
 
 /** A stable key per finding (kind plus objects), for "new since last time" event de-duplication. */
 export function findingKey(f: Finding): string {

@@ -97,7 +97,12 @@ export class PoolInUseError extends Error {
 interface PoolState {
   spec: ClusterCIDR;
   sets: CIDRSet[];
-  nodes: Set<string>;
+  /**
+   * Recorded nodes with a block placed in this pool. A count, not a set of names: a set held
+   * every node's name once more (some 40 B a node); the names are found by a scan of the records
+   * when asked for (nodesOfPool: a pool being deleted, an error).
+   */
+  nodeCount: number;
   /** Smallest capacity over the families (a dual-stack pool is as big as its smaller side). */
   capacity: bigint;
   hostBits: number;
@@ -116,11 +121,28 @@ interface RangeEntry {
   parent: number;
 }
 
-interface NodeRecord {
-  /** The node's pod CIDRs, in its order (their texts are its spec.podCIDRs). */
-  parsed: CIDR[];
-  /** Per pod CIDR: the pool it was placed in; undefined when no pool's range contains it. */
-  pools: readonly (PoolState | undefined)[];
+/**
+ * A recorded node. Nearly every node has one pod CIDR (two when dual-stack): the first is kept in
+ * a field and a list is made only for the others, as BlockHolders keeps its first holder, so the
+ * usual node costs no list of its own.
+ */
+class NodeRecord {
+  constructor(
+    readonly first: CIDR,
+    readonly rest: readonly CIDR[] | undefined,
+    /** Per pod CIDR: the pool it was placed in; undefined when no pool's range contains it. */
+    readonly pools: readonly (PoolState | undefined)[],
+  ) {}
+
+  /** The node's pod CIDRs, in its order (their texts are its spec.podCIDRs): a new list, the caller's to keep. */
+  get parsed(): CIDR[] {
+    return this.rest === undefined ? [this.first] : [this.first, ...this.rest];
+  }
+}
+
+/** Each pool of a placement list once. */
+function distinctPools(pools: readonly (PoolState | undefined)[]): PoolState[] {
+  return pools.filter((p, i): p is PoolState => p !== undefined && pools.indexOf(p) === i);
 }
 
 /**
@@ -188,7 +210,7 @@ export class PodCIDRAllocator {
     const state: PoolState = {
       spec,
       sets,
-      nodes: new Set(),
+      nodeCount: 0,
       capacity: sets.reduce((m, s) => (s.capacity < m ? s.capacity : m), sets[0].capacity),
       hostBits: Math.min(...spec.families.map((f) => f.cidr.bits - f.maskSize)),
       cidrText: spec.families.map((f) => f.cidr.text).join(','),
@@ -213,7 +235,7 @@ export class PodCIDRAllocator {
   removePool(name: string): boolean {
     const p = this.pools.get(name);
     if (!p) return false;
-    if (p.nodes.size > 0) throw new PoolInUseError(name, this.nodesOfPool(name));
+    if (p.nodeCount > 0) throw new PoolInUseError(name, this.nodesOfPool(name));
     this.pools.delete(name);
     this.ordered = null;
     this.ranges = null;
@@ -229,11 +251,15 @@ export class PodCIDRAllocator {
   }
 
   poolInUse(name: string): boolean {
-    return (this.pools.get(name)?.nodes.size ?? 0) > 0;
+    return (this.pools.get(name)?.nodeCount ?? 0) > 0;
   }
 
   nodesOfPool(name: string): string[] {
-    return [...(this.pools.get(name)?.nodes ?? [])].sort();
+    const p = this.pools.get(name);
+    if (!p || p.nodeCount === 0) return [];
+    const out: string[] = [];
+    for (const [node, rec] of this.nodes) if (rec.pools.includes(p)) out.push(node);
+    return out.sort();
   }
 
   /**
@@ -300,8 +326,9 @@ export class PodCIDRAllocator {
    * pool's range contains (it contains a pool, or lies outside every pool).
    */
   private problemOf(nodeName: string, rec: NodeRecord): Omit<Extract<OccupyResult, { ok: false }>, 'recorded'> | undefined {
-    for (let i = 0; i < rec.parsed.length; i++) {
-      const c = rec.parsed[i];
+    const parsed = rec.parsed;
+    for (let i = 0; i < parsed.length; i++) {
+      const c = parsed[i];
       const t = c.text;
       const other = this.held.earlierHolder(c, nodeName, this.held.seqOf(c, nodeName));
       if (other !== undefined) {
@@ -437,7 +464,7 @@ export class PodCIDRAllocator {
    * Records a node's blocks as held and marks them used in every pool set they overlap.
    * `allocated`: the placing pools' own sets already hold the blocks (fresh allocation).
    */
-  private record(nodeName: string, parsed: CIDR[], pools: (PoolState | undefined)[], allocated = false): Set<PoolState> {
+  private record(nodeName: string, parsed: readonly CIDR[], pools: (PoolState | undefined)[], allocated = false): Set<PoolState> {
     const touched = new Set<PoolState>();
     parsed.forEach((c, i) => {
       this.held.add(c, nodeName);
@@ -445,8 +472,9 @@ export class PodCIDRAllocator {
       for (const s of this.setsOverlapping(c)) if (!(allocated && s === own)) s.occupy(c.text);
       for (const e of [...this.rangesContaining(c), ...this.rangesInside(c)]) touched.add(e.pool);
     });
-    for (const p of pools) p?.nodes.add(nodeName);
-    this.nodes.set(nodeName, { parsed, pools: placements(pools) });
+    // Recorded once: a node recorded before is released first (occupyNode), or not placed again (allocateNode).
+    for (const p of distinctPools(pools)) p.nodeCount++;
+    this.nodes.set(nodeName, new NodeRecord(parsed[0]!, parsed.length > 1 ? parsed.slice(1) : undefined, placements(pools)));
     return touched;
   }
 
@@ -547,9 +575,10 @@ export class PodCIDRAllocator {
     const rec = this.nodes.get(nodeName);
     if (!rec) return undefined;
     this.nodes.delete(nodeName);
-    for (const c of rec.parsed) this.held.remove(c, nodeName);
+    const parsed = rec.parsed;
+    for (const c of parsed) this.held.remove(c, nodeName);
     const touched = new Set<PoolState>();
-    rec.parsed.forEach((c, i) => {
+    parsed.forEach((c, i) => {
       const p = rec.pools[i];
       if (p) this.metrics?.released?.({ ...this.event(p, p.spec.families.findIndex((f) => f.family === c.family)), podCIDR: c.text });
       // Still entirely held (by another node's equal or larger block): nothing becomes free.
@@ -562,7 +591,7 @@ export class PodCIDRAllocator {
         for (const b of inner) if (e.set.overlaps(b.cidr.text)) e.set.occupy(b.cidr.text);
       }
     });
-    for (const p of rec.pools) p?.nodes.delete(nodeName);
+    for (const p of distinctPools(rec.pools)) p.nodeCount--;
     for (const p of touched) this.emitUsage(p);
     return { podCIDRs: textsOf(rec), pools: placedIn(rec.pools).map((p) => p.spec.name), pool: poolLabel(rec.pools) };
   }
@@ -589,7 +618,7 @@ export class PodCIDRAllocator {
         name: p.spec.name,
         terminating: p.spec.terminating,
         fromFlags: p.spec.fromFlags === true,
-        nodes: p.nodes.size,
+        nodes: p.nodeCount,
         used,
         free,
         total: p.capacity,

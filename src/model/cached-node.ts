@@ -45,6 +45,16 @@ class CachedMetadata {
   }
 }
 
+/** A cached Node's status: the two lists some controller reads (two fields, not a literal's four). */
+class CachedStatus {
+  declare addresses?: NonNullable<NodeObject['status']>['addresses'];
+  declare conditions?: NonNullable<NodeObject['status']>['conditions'];
+  constructor(addresses: NonNullable<NodeObject['status']>['addresses'] | undefined, conditions: NonNullable<NodeObject['status']>['conditions'] | undefined) {
+    if (addresses !== undefined) this.addresses = addresses;
+    if (conditions !== undefined) this.conditions = conditions;
+  }
+}
+
 /** A cached Node: its metadata, and spec and status when the input has them. */
 class CachedNode {
   declare apiVersion?: string;
@@ -81,6 +91,12 @@ function conditionsOf(kept: { type: string; status?: string }[]): { type: string
   return sharedConditions(key, () => Object.freeze(kept.map((c) => Object.freeze(c))) as { type: string; status?: string }[]);
 }
 
+/**
+ * Kept annotations that are the pool annotation alone (every node the allocator placed): one
+ * frozen object per pool, shared like the conditions, instead of one object per node.
+ */
+const sharedPoolAnnotation = sharedValues<Record<string, string>>(256);
+
 /** The node's own name where a value repeats it (the hostname label, the Hostname address). */
 function shared(value: string, name: string): string {
   return value === name ? name : intern(value);
@@ -102,15 +118,17 @@ export function slimNode<T extends NodeObject>(node: T): T {
   let annotations: Record<string, string> | undefined;
   if (m.annotations) {
     const kept: Record<string, string> = {};
-    let any = false;
+    let count = 0;
     for (const k of CACHED_NODE_ANNOTATIONS) {
       if (Object.prototype.hasOwnProperty.call(m.annotations, k)) {
         // The pool annotation's value repeats across nodes; the node-IP one is kept as it comes.
         kept[k] = k === POD_CIDR_POOL_ANNOTATION ? intern(m.annotations[k] as string) : (m.annotations[k] as string);
-        any = true;
+        count++;
       }
     }
-    if (any) annotations = kept;
+    const pool = kept[POD_CIDR_POOL_ANNOTATION];
+    if (count === 1 && typeof pool === 'string') annotations = sharedPoolAnnotation(pool, () => Object.freeze(kept));
+    else if (count > 0) annotations = kept;
   }
   let spec: NodeObject['spec'];
   if (node.spec) {
@@ -124,10 +142,11 @@ export function slimNode<T extends NodeObject>(node: T): T {
   }
   let status: NodeObject['status'];
   if (node.status) {
-    status = {};
+    let keptAddresses: NonNullable<NodeObject['status']>['addresses'];
+    let keptConditions: NonNullable<NodeObject['status']>['conditions'];
     const addresses = node.status.addresses;
     if (addresses !== undefined) {
-      status.addresses = Array.isArray(addresses)
+      keptAddresses = Array.isArray(addresses)
         ? addresses.map((a) => (typeof a?.type === 'string' && typeof a.address === 'string' ? { type: intern(a.type) as typeof a.type, address: shared(a.address, name) } : a))
         : addresses;
     }
@@ -135,10 +154,11 @@ export function slimNode<T extends NodeObject>(node: T): T {
     if (Array.isArray(conditions)) {
       // Only type and status are read (Ready for the lifecycle, NetworkUnavailable for CloudAllocator);
       // timestamps, reason and message are a third of what a cached node would otherwise hold.
-      status.conditions = conditionsOf(conditions
+      keptConditions = conditionsOf(conditions
         .filter((c: { type?: unknown }) => typeof c?.type === 'string' && CACHED_NODE_CONDITIONS.includes(c.type))
         .map((c: { type: string; status?: unknown }) => (typeof c.status === 'string' ? { type: intern(c.type), status: intern(c.status) } : { type: intern(c.type) })));
     }
+    status = new CachedStatus(keptAddresses, keptConditions) as NonNullable<NodeObject['status']>;
   }
   return new CachedNode(node, new CachedMetadata(m, labels, annotations), spec, status) as unknown as T;
 }

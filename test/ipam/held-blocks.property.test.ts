@@ -186,7 +186,8 @@ class History {
   }
 
   /**
-   * Every pool's counts, against a brute-force count over its node-size blocks. Compared by hand
+   * Every pool's counts, against a brute-force count over its node-size blocks, and its nodes
+   * against the nodes' own placements. Compared by hand
    * and handed to expect only when they differ (for its diff): a step is checked 100,000 times.
    */
   checkCounts(): void {
@@ -204,6 +205,11 @@ class History {
         const b = { text: '', start: s, size };
         if (held.some((h) => overlap(b, h))) used++;
         else if (this.exclusion && overlap(b, this.exclusion)) excluded++;
+      }
+      // The pool's node count and names, against each recorded node's own placement.
+      const users = [...this.nodes.keys()].filter((n) => this.alloc.nodeAllocation(n)?.pools.includes(p.name)).sort();
+      if (stats.get(p.name)!.nodes !== users.length || this.alloc.nodesOfPool(p.name).join() !== users.join()) {
+        expect({ pool: p.name, nodes: stats.get(p.name)!.nodes, names: this.alloc.nodesOfPool(p.name) }).toEqual({ pool: p.name, nodes: users.length, names: users });
       }
       const f = stats.get(p.name)!.families[0];
       const got = { pool: p.name, used: f.used, excluded: f.excluded, free: f.free, total: f.total };

@@ -72,8 +72,30 @@ describe('slimNode', () => {
       expect(Object.keys(slim)).toEqual(Object.keys(json));
       expect(Object.keys(slim.metadata)).toEqual(Object.keys(json.metadata));
       if (slim.spec) expect(Object.keys(slim.spec)).toEqual(Object.keys(json.spec!));
-      expect({ ...slim, metadata: { ...slim.metadata } }).toStrictEqual({ ...json, metadata: { ...json.metadata } });
+      if (slim.status) expect(Object.keys(slim.status)).toEqual(Object.keys(json.status!));
+      const plain = (n: NodeObject) => ({ ...n, metadata: { ...n.metadata }, ...(n.status ? { status: { ...n.status } } : {}) });
+      expect(plain(slim)).toStrictEqual(plain(json));
     }
+  });
+
+  it('nodes whose kept annotation is the pool alone share one frozen object per pool; a node with more keeps its own', () => {
+    const withAnnotations = (name: string, annotations: Record<string, string>): NodeObject => ({ metadata: { name, annotations: { 'other.example/x': name, ...annotations } } });
+    const [a, b, c, d] = [
+      withAnnotations('a', { [POD_CIDR_POOL_ANNOTATION]: 'default' }),
+      withAnnotations('b', { [POD_CIDR_POOL_ANNOTATION]: 'default' }),
+      withAnnotations('c', { [POD_CIDR_POOL_ANNOTATION]: 'gpu' }),
+      withAnnotations('d', { [POD_CIDR_POOL_ANNOTATION]: 'default', [PROVIDED_NODE_IP_ANNOTATION]: '10.0.0.4' }),
+    ].map((n) => slimNode(n).metadata.annotations!);
+    expect(a).toEqual({ [POD_CIDR_POOL_ANNOTATION]: 'default' });
+    expect(b).toBe(a);
+    expect(c).toEqual({ [POD_CIDR_POOL_ANNOTATION]: 'gpu' });
+    expect(c).not.toBe(a);
+    expect(d).toEqual({ [POD_CIDR_POOL_ANNOTATION]: 'default', [PROVIDED_NODE_IP_ANNOTATION]: '10.0.0.4' });
+    expect(Object.isFrozen(d)).toBe(false);
+    // Shared, so frozen: changing it in place throws instead of changing every node's.
+    expect(() => {
+      a![POD_CIDR_POOL_ANNOTATION] = 'x';
+    }).toThrow(TypeError);
   });
 
   it('an empty taint list is one shared frozen list; a node with taints keeps its own', () => {

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { parseStaticCloudConfig, StaticConfigError } from '../../providers/static/config.js';
+import fc from 'fast-check';
+import { parseStaticCloudConfig, StaticConfigError, StaticNodes, type StaticNode } from '../../providers/static/config.js';
 
 describe('parseStaticCloudConfig', () => {
   it('parses the documented format with defaults and canonical addresses', () => {
@@ -70,6 +71,11 @@ nodes:
     ['bad label key', 'nodes:\n  n:\n    labels: {"a b": x}', 'nodes.n.labels.a b', /label key.*"a b"/],
     ['bad label value', 'nodes:\n  n:\n    labels: {rack: "r 1"}', 'nodes.n.labels.rack', /label value.*"r 1"/],
     ['shutdown not boolean', 'nodes:\n  n:\n    shutdown: "yes"', 'nodes.n.shutdown', /"yes"/],
+    ['empty node name', 'nodes:\n  "": {}', 'nodes.', /must not be empty \(key ""\)/],
+    // Nodes are checked one at a time: still the problem one check of the whole file names first.
+    ['a bad node before an unknown top-level field', 'extra: 1\nnodes:\n  a: {}\n  b:\n    zone: ""', 'nodes.b.zone', /must not be empty/],
+    ['the first of two bad nodes, in file order', 'nodes:\n  b:\n    shutdown: 1\n  a:\n    zone: ""', 'nodes.b.shutdown', /value 1/],
+    ['an empty node name after a bad node', 'nodes:\n  a:\n    zone: ""\n  "": {}', 'nodes.a.zone', /must not be empty/],
   ];
   it.each(bad)('rejects %s naming the field and value', (_name, text, field, message) => {
     let err: unknown;
@@ -93,5 +99,51 @@ nodes:
     expect(() => parseStaticCloudConfig('{"nodes": {\n  "a": {},\n  "a": {}}}')).toThrow(new StaticConfigError('cloud-config: duplicate key "a" in nodes (line 3): each key may appear once', '(top level)'));
     // JSON the fast path cannot read (a comment) still goes to the YAML parser.
     expect(parseStaticCloudConfig('{"nodes": {"a": {}}} # generated').nodes.get('a')?.providerID).toBe('static://a');
+  });
+});
+
+describe('StaticNodes: entries kept compact, given back whole', () => {
+  const address = fc.record({ type: fc.constantFrom('InternalIP' as const, 'ExternalIP' as const, 'Hostname' as const), address: fc.constantFrom('10.0.0.1', 'fd00::1', 'node-a.example') }, { noNullPrototype: true });
+  const node: fc.Arbitrary<StaticNode> = fc.record(
+    {
+      providerID: fc.constantFrom('', 'static://a', 'aws:///zone-a/i-1'),
+      addresses: fc.array(address, { maxLength: 3 }),
+      shutdown: fc.boolean(),
+      instanceType: fc.constantFrom('m5.large', 't3.small'),
+      zone: fc.constantFrom('zone-a', 'zone-b'),
+      region: fc.constant('region-1'),
+      podCIDRs: fc.array(fc.constantFrom('10.244.0.0/24', 'fd00:10::/64'), { maxLength: 2 }),
+      labels: fc.dictionary(fc.constantFrom('rack', 'example.com/row'), fc.constantFrom('r1', 'r2'), { noNullPrototype: true }),
+    },
+    { requiredKeys: ['providerID', 'addresses', 'shutdown'], noNullPrototype: true },
+  );
+
+  it('gives back what was set, field for field, in the order set', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.tuple(fc.constantFrom('a', 'b', 'c', 'd', 'e'), node), { selector: ([name]) => name, maxLength: 5 }), (list) => {
+        const nodes = new StaticNodes();
+        for (const [name, n] of list) nodes.set(name, n);
+        expect(nodes.size).toBe(list.length);
+        expect([...nodes.keys()]).toEqual(list.map(([name]) => name));
+        for (const [name, n] of list) {
+          expect(nodes.has(name)).toBe(true);
+          // Strictly: an absent field stays absent, not undefined.
+          expect({ ...nodes.get(name) }).toStrictEqual(n);
+        }
+        expect([...nodes].map(([name, n]) => [name, { ...n }])).toEqual(list);
+        expect(nodes.get('z')).toBeUndefined();
+      }),
+    );
+  });
+
+  it('builds each entry anew: a caller that changes one changes nothing kept', () => {
+    const nodes = new StaticNodes().set('a', { providerID: 'p', addresses: [{ type: 'InternalIP', address: '10.0.0.1' }], shutdown: false, labels: { rack: 'r1' }, podCIDRs: ['10.244.0.0/24'] });
+    const first = nodes.get('a')!;
+    first.addresses[0]!.address = '10.9.9.9';
+    first.addresses.push({ type: 'Hostname', address: 'x' });
+    first.labels!.rack = 'r9';
+    first.podCIDRs!.push('10.245.0.0/24');
+    expect(nodes.get('a')).toEqual({ providerID: 'p', addresses: [{ type: 'InternalIP', address: '10.0.0.1' }], shutdown: false, labels: { rack: 'r1' }, podCIDRs: ['10.244.0.0/24'] });
+    expect(nodes.get('a')).not.toBe(nodes.get('a'));
   });
 });
