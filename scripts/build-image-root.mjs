@@ -19,7 +19,7 @@
 // generated API models are never referenced), the EC2 SDK down to DescribeInstances, and the
 // Azure SDK's ARM clients down to the operation groups the azure adapter calls.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -336,7 +336,9 @@ async function main() {
       cpSync(path.join(repo, 'package.json'), path.join(tmp, 'package.json'));
       cpSync(path.join(repo, 'package-lock.json'), path.join(tmp, 'package-lock.json'));
       execFileSync('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: tmp, stdio: ['ignore', 'ignore', 'inherit'] });
-      cpSync(path.join(tmp, 'node_modules'), path.join(out, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+      // Moved into place (the same file system), not copied and deleted: ~30,000 files each way.
+      rmSync(path.join(out, 'node_modules'), { recursive: true });
+      renameSync(path.join(tmp, 'node_modules'), path.join(out, 'node_modules'));
       rmSync(tmp, { recursive: true, force: true });
     }
     cpSync(path.join(repo, 'package-lock.json'), path.join(out, 'package-lock.json'));

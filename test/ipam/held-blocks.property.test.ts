@@ -100,14 +100,15 @@ class History {
         try {
           got = this.alloc.allocateNode({ name }).podCIDRs;
         } catch (err) {
-          expect(err).toBeInstanceOf(CIDRNotAvailableError);
+          // (expect only on a mismatch, as below: it is slow enough to matter over 100,000 steps.)
+          if (!(err instanceof CIDRNotAvailableError)) expect(err).toBeInstanceOf(CIDRNotAvailableError);
           return;
         }
         const [text] = got;
         const prefix = Number(text.split('/')[1]);
         const [, , c, d] = text.split('/')[0].split('.').map(Number);
         const b = block(c * 256 + d, prefix);
-        expect(b.text).toBe(text);
+        if (b.text !== text) expect(b.text).toBe(text);
         // The promise: nothing handed out overlaps what a live node holds, or a Service range.
         // (expect is called only to report a failure: this runs 100,000 times.)
         for (const h of this.heldByOthers(name)) if (overlap(b, h)) expect.fail(`${text} handed to ${name} overlaps held ${h.text}`);
@@ -128,7 +129,7 @@ class History {
         this.nodes.set(name, { blocks: [b], created: ++this.clock });
         const r = this.alloc.occupyNode(name, [b.text]);
         // Whatever is wrong with it, the block is recorded as held.
-        if (!r.ok) expect(r.recorded).toEqual([b.text]);
+        if (!r.ok && (r.recorded.length !== 1 || r.recorded[0] !== b.text)) expect(r.recorded).toEqual([b.text]);
         return;
       }
       case 'delete':
