@@ -7,6 +7,9 @@
 //   writes and events per node, cloud calls;
 // - address refresh rounds over all nodes (every 15 s): wall time per round, cloud calls, and the
 //   RSS after each round (growth over BENCH_SCALE_ROUNDS rounds, default 10).
+// BENCH_SCALE_NODES (default 100,000) and BENCH_SCALE_JOIN (10,000) set the sizes; a /27 per node
+// from 100.64.0.0/10 holds 131,072 nodes, so past that (130,000 and a join) the cluster CIDR is
+// 100.0.0.0/9.
 // It takes several minutes and several GB of memory (the double's side); it is not part of npm test.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -2,7 +2,7 @@
 // what was live after the last one. V8 left alone lets the heap grow to several times the live
 // data while a paginated LIST of large Nodes streams through, and its --optimize-for-size holds
 // the heap down only by making the LIST much slower; a budget bounds the garbage at about the
-// speed of V8's defaults. The figures behind the 32 MiB the run command uses are in
+// speed of V8's defaults. The figures behind the 40 MiB the run command uses are in
 // docs/benchmarks.md ("The heap budget").
 //
 // Once the caches are filled, ordinary collections go back to V8 (steady()): it is told to start

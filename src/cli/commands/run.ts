@@ -44,7 +44,7 @@ export function addRunFlags(cmd: Command): Command {
     .option('--authorization-always-allow-paths <paths>', 'paths served without authentication or authorization (a trailing * matches a prefix)', RUN_DEFAULTS.authorizationAlwaysAllowPaths)
     .option('--insecure-plain-http [bool]', 'serve --secure-port over plain HTTP with no authentication (sandboxes and tests only)')
     .option('--shutdown-grace-period <duration>', 'after SIGTERM/SIGINT, exit 0 within this long even if work is still pending', RUN_DEFAULTS.shutdownGracePeriod)
-    .option('--optimize-for-memory [bool]', 'a full garbage collection whenever the heap grows 32 MiB past what was live while the node cache fills, then V8 collecting at 10% growth with a 48 MiB backstop: about half the peak RSS with a large node cache (false: V8 sizes the heap alone)', RUN_DEFAULTS.optimizeForMemory)
+    .option('--optimize-for-memory [bool]', 'a full garbage collection whenever the heap grows 40 MiB past what was live while the node cache fills, then V8 collecting at 10% growth with a 48 MiB backstop: about half the peak RSS with a large node cache (false: V8 sizes the heap alone)', RUN_DEFAULTS.optimizeForMemory)
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', RUN_DEFAULTS.logLevel);
 }
 
