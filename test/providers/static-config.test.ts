@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { parseStaticCloudConfig, StaticConfigError, StaticNodes, type StaticNode } from '../../providers/static/config.js';
+import { parseStaticCloudConfig, parseWhole, StaticConfigError, StaticNodes, type StaticNode } from '../../providers/static/config.js';
 
 describe('parseStaticCloudConfig', () => {
   it('parses the documented format with defaults and canonical addresses', () => {
@@ -145,5 +145,39 @@ describe('StaticNodes: entries kept compact, given back whole', () => {
     first.podCIDRs!.push('10.245.0.0/24');
     expect(nodes.get('a')).toEqual({ providerID: 'p', addresses: [{ type: 'InternalIP', address: '10.0.0.1' }], shutdown: false, labels: { rack: 'r1' }, podCIDRs: ['10.244.0.0/24'] });
     expect(nodes.get('a')).not.toBe(nodes.get('a'));
+  });
+});
+
+describe('a JSON file read one node at a time', () => {
+  // Nodes good and bad (an unknown field, a bad address, a wrong type), names that repeat, a
+  // top-level field good or unknown, and about half the texts with one punctuation mark changed.
+  const entry = fc.oneof(
+    fc.constant('{"zone": "z1", "addresses": [{"type": "InternalIP", "address": "10.0.0.1"}]}'),
+    fc.constant('{"providerID": "aws:///z/i-1", "addresses": [{"type": "InternalIP", "address": "fd00:0::1"}]}'),
+    fc.constant('null'),
+    fc.constant('{"zone": 3}'),
+    fc.constant('{"addresses": [{"type": "InternalIP", "address": "10.0.0.300"}]}'),
+    fc.constant('{"colour": "red"}'),
+  );
+  const text = fc.tuple(fc.array(fc.tuple(fc.constantFrom('a', 'b', 'c', 'n\\u0031'), entry), { maxLength: 4 }), fc.constantFrom('', ', "extra": 1'), fc.nat(), fc.constantFrom('keep', 'keep', 'drop', ']', ',', ':', '}'))
+    .map(([nodes, tail, at, how]) => {
+      const t = `{"nodes": {${nodes.map(([k, v]) => `\n  "${k}": ${v}`).join(',')}}${tail}}`;
+      const marks = [...t].flatMap((c, k) => ('{}[],:'.includes(c) ? [k] : []));
+      const i = marks[at % marks.length]!;
+      return how === 'keep' ? t : t.slice(0, i) + (how === 'drop' ? '' : how) + t.slice(i + 1);
+    });
+  const outcome = (parse: (t: string) => { nodes: StaticNodes }, t: string): unknown => {
+    try {
+      return { nodes: [...parse(t).nodes] };
+    } catch (err) {
+      expect(err).toBeInstanceOf(StaticConfigError);
+      return { error: (err as Error).message, field: (err as StaticConfigError).field };
+    }
+  };
+
+  it('gives the same nodes, or the same first error, as the whole file parsed at once', () => {
+    fc.assert(fc.property(text, (t) => {
+      expect(outcome(parseStaticCloudConfig, t)).toEqual(outcome(parseWhole, t));
+    }), { numRuns: 1500 });
   });
 });
