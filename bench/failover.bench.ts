@@ -37,6 +37,7 @@ const assignedMsg = (m: Record<string, unknown>): boolean => m.msg === 'pod CIDR
 /** "list nodes: 3, watch nodes: 1, …" without the Lease traffic, which every replica makes. */
 const describeRequests = (r: Record<string, number>): string =>
   Object.entries(r).filter(([k]) => !k.endsWith(' leases')).map(([k, v]) => `${k}: ${v}`).join(', ') || 'none';
+const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const nodeLists = (r: Record<string, number>): number => r['list nodes'] ?? 0;
 
 async function scenario(nodes: number, warm: boolean): Promise<string[]> {
@@ -68,11 +69,17 @@ async function scenario(nodes: number, warm: boolean): Promise<string[]> {
     // Idle: what the standby holds and asks for while it waits.
     await new Promise((r) => setTimeout(r, 2000));
     const before = await requests('replica-b');
+    // RSS sampled through the idle window, not read once: one reading lands anywhere in a
+    // collection cycle (runs of the same code differed by 30 MiB), the median of 20 does not.
+    const samples: { standby: number; leader: number }[] = [];
+    const sampler = setInterval(() => samples.push({ standby: rss(b.proc.pid!).rss, leader: rss(a.proc.pid!).rss }), IDLE_MS / 20);
     await new Promise((r) => setTimeout(r, IDLE_MS));
+    clearInterval(sampler);
     const after = await requests('replica-b');
     const idle = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => (v as number) > 0));
-    const standbyRss = rss(b.proc.pid!).rss;
-    const leaderRss = rss(a.proc.pid!).rss;
+    const spread = (xs: number[]): string => `${median(xs)} MiB (${Math.min(...xs)}–${Math.max(...xs)})`;
+    const standbyRss = spread(samples.map((s) => s.standby));
+    const leaderRss = spread(samples.map((s) => s.leader));
     a.proc.kill('SIGKILL');
     await ask({ cmd: 'join', count: 1 }, (m) => m.joined !== undefined);
     const acquired = await b.log.next((m) => m.msg === 'acquired the lease', 60_000, 'the standby to take the lease');
@@ -92,7 +99,7 @@ async function scenario(nodes: number, warm: boolean): Promise<string[]> {
     const mode = warm ? 'warm standby' : 'cold (`--leader-elect-warm-standby=false`)';
     const n = nodes.toLocaleString('en-US');
     return [
-      `| ${n} | ${mode} | ${(sentMs / 1000).toFixed(2)} s; answered after ${(ms / 1000).toFixed(2)} s (delay ${String(acquired.takeoverDelayMs)} ms, lease ${String(acquired.from)}) | ${takeoverLists} | standby ${standbyRss} MiB, leader ${leaderRss} MiB | ${describeRequests(idle)} | ${(coldStartMs / 1000).toFixed(1)} s (cache synced ${aSynced ? (Number(aSynced.time) - a.startedAt) / 1000 : '?'} s); ${aLists} node LIST requests |`,
+      `| ${n} | ${mode} | ${(sentMs / 1000).toFixed(2)} s; answered after ${(ms / 1000).toFixed(2)} s (delay ${String(acquired.takeoverDelayMs)} ms, lease ${String(acquired.from)}) | ${takeoverLists} | standby ${standbyRss}, leader ${leaderRss} | ${describeRequests(idle)} | ${(coldStartMs / 1000).toFixed(1)} s (cache synced ${aSynced ? (Number(aSynced.time) - a.startedAt) / 1000 : '?'} s); ${aLists} node LIST requests |`,
     ];
   } finally {
     for (const p of procs) p.kill('SIGKILL');
@@ -103,7 +110,7 @@ async function scenario(nodes: number, warm: boolean): Promise<string[]> {
 }
 
 export default async function run(): Promise<void> {
-  console.log(`| nodes | standby | lease acquired → first pod CIDR write at the API server | node LIST requests in the takeover | RSS before the takeover | standby's requests in ${IDLE_MS / 1000} s idle (leases aside) | leader's cold start → first pod CIDR; its node LIST requests |`);
+  console.log(`| nodes | standby | lease acquired → first pod CIDR write at the API server | node LIST requests in the takeover | RSS in the idle window before the takeover: median (range) | standby's requests in ${IDLE_MS / 1000} s idle (leases aside) | leader's cold start → first pod CIDR; its node LIST requests |`);
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const n of SIZES) for (const m of MODES) for (const row of await scenario(n, m === 'warm')) console.log(row);
 }
