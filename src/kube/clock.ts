@@ -12,8 +12,17 @@ export interface Clock {
   setTimer(fn: () => void, ms: number): ClockTimer;
 }
 
+/**
+ * The process's clock: epoch milliseconds as they were at start, moved on by a monotonic clock.
+ * Lease expiry, the renew deadline and the write gate are all elapsed times; a wall clock stepped
+ * back by NTP or by hand would keep a deposed leader's gate open for as long as the step (Go's
+ * time.Now carries a monotonic reading for the same reason). Timestamps written from it drift from
+ * the wall clock only by the steps taken since the process started. Whole milliseconds, as
+ * Date.now() gives them: with the fraction kept, the e2e run lost warnings (init-edge-cases,
+ * quote-ctl and quote-nel), so readers of the clock count on it.
+ */
 export const realClock: Clock = {
-  now: () => Date.now(),
+  now: () => Math.floor(performance.timeOrigin + performance.now()),
   setTimer(fn, ms) {
     const t = setTimeout(fn, Math.max(0, ms));
     return { cancel: () => clearTimeout(t) };
