@@ -101,6 +101,8 @@ async function createInChild(name: string, options: Record<string, string>, env:
 try { const p = await createProvider(${JSON.stringify(name)}, ${JSON.stringify(options)}); console.log('built ' + p.name); await p.close?.(); }
 catch (err) { console.log('error ' + err.message); }`;
   const r = await runProcess(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, env: { ...process.env, ...log.env, ...env } });
+  // The log saw the child at work, so that what it did not load is a finding, not a missing log.
+  expect(log.read(), r.stderr).toContain(registry);
   return { code: r.code, out: r.stdout.trim() };
 }
 
