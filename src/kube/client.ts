@@ -522,7 +522,32 @@ export class KubeClient {
           resolve({ res, body: text, cancel: () => {} });
         });
       });
-      req.end(payload);
+      if (typeof timeout !== 'function') {
+        req.end(payload);
+        return;
+      }
+      // A gated write is asked once more when its bytes are about to leave: a request can wait
+      // for a socket (the agent's limit, a connect, a TLS handshake), and a process paused there
+      // (SIGSTOP, a frozen VM) would otherwise send, on waking, a write its lease no longer
+      // covered (chaos seed 1302 caught one 7 ms after a 7.9 s SIGSTOP). Nothing is written
+      // before end(), so a write fenced here never reaches the server.
+      const flush = () => {
+        if (settled) return;
+        try {
+          timeout();
+        } catch (err) {
+          cleanup();
+          settled = true;
+          req.destroy();
+          reject(err as Error);
+          return;
+        }
+        req.end(payload);
+      };
+      req.once('socket', (socket) => {
+        if (!socket.connecting) flush();
+        else socket.once(conn.target.protocol === 'https:' ? 'secureConnect' : 'connect', flush);
+      });
     });
   }
 

@@ -1,4 +1,5 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import diagnostics_channel from 'node:diagnostics_channel';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -235,6 +236,36 @@ describe('KubeClient requests', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     leftMs = 0;
     expect(await client.patch(NODES, 'n1', {}, 'merge').catch((e: unknown) => e)).toBeInstanceOf(FencedError);
+  });
+
+  it('write gate: asked again when the bytes are about to leave, so a pause after the first ask cannot send an expired write', async () => {
+    // The pause (a SIGSTOP, a frozen VM) is a busy wait while the write's connection is being
+    // opened: the gate said yes just before, and its deadline passes during the pause.
+    const { srv, client } = await setup((_req, res) => sendJson(res, 200, node('n1')), {
+      writeTimeoutMs: 10_000,
+      writeGate: () => {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new FencedError('lease lost');
+        return left;
+      },
+    });
+    let deadline = Date.now() + 10_000;
+    const pause = () => {
+      deadline = Date.now() + 5;
+      const until = Date.now() + 60;
+      while (Date.now() < until) { /* paused */ }
+    };
+    const channel = diagnostics_channel.channel('net.client.socket');
+    channel.subscribe(pause);
+    try {
+      const err = await client.patch(NODES, 'n1', {}, 'merge').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(FencedError);
+      expect(writeOutcome(err)).toBe('not-applied');
+    } finally {
+      channel.unsubscribe(pause);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(srv.requests.filter((r) => r.method === 'PATCH')).toHaveLength(0);
   });
 
   it('listAll follows continue tokens', async () => {
