@@ -1,6 +1,8 @@
 // Controller benchmarks (npm run bench controller): initialise 5,000 tainted nodes through the API
 // server double with the fake provider (no latency), and one address refresh over 50,000
 // initialised nodes. The double runs in the same process, so RSS covers both.
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { FakeProvider } from '../providers/fake/fake.js';
 import { hasUninitializedTaint, nodePodCIDRs, UNINITIALIZED_TAINT_KEY, type NodeObject } from '../src/model/node.js';
 import { kubeConfigFromString } from '../src/kube/client.js';
@@ -43,6 +45,21 @@ function sampleRss(): Sampler {
       return Math.max(peak, process.memoryUsage().rss);
     },
   };
+}
+
+/** Bytes in use in V8's old generation (every space but the young one and read-only). */
+function oldGenerationUsed(): number {
+  return getHeapSpaceStatistics().filter((s) => s.space_name !== 'new_space' && s.space_name !== 'read_only_space').reduce((n, s) => n + s.space_used_size, 0);
+}
+
+/** Counts full (mark-compact) collections from now until stop(). */
+function countMajorGCs(): { stop: () => number } {
+  let count = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (((e as PerformanceEntry & { detail?: { kind?: number } }).detail)?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) count++;
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return { stop: () => (observer.disconnect(), count) };
 }
 
 async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
@@ -112,16 +129,22 @@ async function resync(count: number, changedEvery: number): Promise<string[]> {
   global.gc?.();
   const rss = sampleRss();
   api.resetCounters();
+  // What the round leaves in the old generation: garbage there costs full collections and RSS
+  // (on Node 20, spread-then-extended objects did: docs/benchmarks.md "Object spread on Node 20").
+  const oldBefore = oldGenerationUsed();
+  const majors = countMajorGCs();
   const started = performance.now();
   const stats = await m.manager.controllers().cloudNode!.resyncAddresses();
   const wallMs = performance.now() - started;
+  const oldGrowth = oldGenerationUsed() - oldBefore;
+  const majorGCs = majors.stop();
   const peak = rss.stop();
   await m.stop();
   const writes = api.count({ verb: 'patch', resource: 'nodes', userAgent: USER_AGENT });
   await api.stop();
   return [
     `| address refresh of ${count.toLocaleString('en')} initialised nodes, 1 in ${changedEvery} changed | ${(wallMs / 1000).toFixed(2)} s | ` +
-      `${stats.updated.toLocaleString('en')} status PATCHes (${writes} seen by the API), ${cloud.callCount('instancesMetadata')} provider calls of ≤500 nodes | ${mb(peak)} |`,
+      `${stats.updated.toLocaleString('en')} status PATCHes (${writes} seen by the API), ${cloud.callCount('instancesMetadata')} provider calls of ≤500 nodes | ${mb(peak)}; old generation ${oldGrowth >= 0 ? '+' : ''}${(oldGrowth / 2 ** 20).toFixed(1)} MiB (${Math.round(oldGrowth / count)} B per node), ${majorGCs} full collections in the round |`,
   ];
 }
 

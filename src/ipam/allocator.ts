@@ -556,7 +556,9 @@ export class PodCIDRAllocator {
         parsed.map(() => p),
         true,
       );
-      got.forEach((g, i) => this.metrics?.allocated?.({ ...this.event(p, i), podCIDR: g.cidr, tries: g.tries }));
+      // The events' fields are written out, not spread from a shared object: on Node 20 each such
+      // object got a hidden class of its own (see addressDecision in src/controllers/cloudnode/decide.ts).
+      got.forEach((g, i) => this.metrics?.allocated?.({ pool: p.spec.name, clusterCIDR: p.sets[i].clusterCIDR, fromFlags: p.spec.fromFlags === true, podCIDR: g.cidr, tries: g.tries }));
       for (const t of touched) this.emitUsage(t);
       const why = p.spec.selector.fallback
         ? `fallback pool "${p.spec.name}" (no node selector)${matchedSkipped(cands, ci)}`
@@ -580,7 +582,10 @@ export class PodCIDRAllocator {
     const touched = new Set<PoolState>();
     parsed.forEach((c, i) => {
       const p = rec.pools[i];
-      if (p) this.metrics?.released?.({ ...this.event(p, p.spec.families.findIndex((f) => f.family === c.family)), podCIDR: c.text });
+      if (p) {
+        const set = p.sets[p.spec.families.findIndex((f) => f.family === c.family)];
+        this.metrics?.released?.({ pool: p.spec.name, clusterCIDR: set.clusterCIDR, fromFlags: p.spec.fromFlags === true, podCIDR: c.text });
+      }
       // Still entirely held (by another node's equal or larger block): nothing becomes free.
       if (this.held.covers(c)) return;
       const inner = this.held.inside(c);
@@ -628,16 +633,12 @@ export class PodCIDRAllocator {
     });
   }
 
-  private event(p: PoolState, i: number) {
-    return { pool: p.spec.name, clusterCIDR: p.sets[i].clusterCIDR, fromFlags: p.spec.fromFlags === true };
-  }
-
   private emitUsage(p: PoolState): void {
     const sink = this.metrics?.usage;
     if (!sink) return;
-    p.sets.forEach((s, i) => {
+    p.sets.forEach((s) => {
       const used = s.usedCount;
-      sink({ ...this.event(p, i), used, max: s.capacity, usage: fraction(used, s.capacity) });
+      sink({ pool: p.spec.name, clusterCIDR: s.clusterCIDR, fromFlags: p.spec.fromFlags === true, used, max: s.capacity, usage: fraction(used, s.capacity) });
     });
   }
 

@@ -451,11 +451,14 @@ export class KubeClient {
     answer: BodyHandling,
   ): Promise<{ res: http.IncomingMessage; body: string | undefined; cancel: () => void }> {
     const conn = await this.#connection();
-    // Nothing awaits between this and the send below: the gate's answer holds for the request.
+    // Nothing awaits between this and the request below, so the gate's answer (timeout()) holds
+    // until the request is made; a gated write asks it once more as its bytes leave (flush below).
     const timeoutMs = typeof timeout === 'function' ? timeout() : timeout;
     const line = requestPath(conn.base, path, query);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const headers: Record<string, string> = { ...conn.headers, Accept: 'application/json', 'User-Agent': this.#userAgent };
+    // Not `{ ...conn.headers, Accept, … }`: on Node 20 that costs ~2.5 µs and a hidden class in old
+    // space per request (see addressDecision in src/controllers/cloudnode/decide.ts).
+    const headers: Record<string, string> = Object.assign({}, conn.headers, { Accept: 'application/json', 'User-Agent': this.#userAgent });
     if (payload) {
       headers['Content-Type'] = contentType ?? 'application/json';
       headers['Content-Length'] = String(payload.length);
