@@ -199,7 +199,7 @@ export class PodCIDRAllocator {
       const field = immutableFieldChanged(cur.spec, spec);
       if (field) throw new ClusterCIDRValidationError(spec.name, field, 'is immutable');
       if (cur.spec.terminating === spec.terminating) return 'unchanged';
-      cur.spec = { ...cur.spec, terminating: spec.terminating };
+      cur.spec = Object.assign({}, cur.spec, { terminating: spec.terminating });
       return 'updated';
     }
     const sets = spec.families.map((f) => new CIDRSet(f.cidr.text, f.maskSize));
@@ -227,7 +227,7 @@ export class PodCIDRAllocator {
   markTerminating(name: string): boolean {
     const p = this.pools.get(name);
     if (!p) return false;
-    p.spec = { ...p.spec, terminating: true };
+    p.spec = Object.assign({}, p.spec, { terminating: true });
     return true;
   }
 
@@ -316,7 +316,7 @@ export class PodCIDRAllocator {
     const rec = this.nodes.get(nodeName)!;
     const problem = this.problemOf(nodeName, rec);
     const placed = placedIn(rec.pools);
-    if (problem) return { ...problem, recorded: textsOf(rec) };
+    if (problem) return problem;
     return { ok: true, pool: poolLabel(placed), pools: placed.map((p) => p.spec.name), conflicts: this.conflictsOf(nodeName, parsed) };
   }
 
@@ -325,7 +325,7 @@ export class PodCIDRAllocator {
    * an earlier-recorded node holds (the newcomer is told, the first holder is not), or a block no
    * pool's range contains (it contains a pool, or lies outside every pool).
    */
-  private problemOf(nodeName: string, rec: NodeRecord): Omit<Extract<OccupyResult, { ok: false }>, 'recorded'> | undefined {
+  private problemOf(nodeName: string, rec: NodeRecord): Extract<OccupyResult, { ok: false }> | undefined {
     const parsed = rec.parsed;
     for (let i = 0; i < parsed.length; i++) {
       const c = parsed[i];
@@ -338,6 +338,7 @@ export class PodCIDRAllocator {
           podCIDR: t,
           otherNode: other.node,
           message: `node "${nodeName}": pod CIDR ${t} overlaps a block of node "${other.node}"${other.block.text === t ? '' : ` (${other.block.text})`}`,
+          recorded: textsOf(rec),
         };
       }
       if (rec.pools[i] !== undefined) continue;
@@ -349,9 +350,10 @@ export class PodCIDRAllocator {
           reason: 'contains-pool',
           podCIDR: t,
           message: `node "${nodeName}": pod CIDR ${t} contains pool ${list}: nothing inside it is handed out while the node holds it`,
+          recorded: textsOf(rec),
         };
       }
-      return { ok: false, reason: 'outside-every-pool', podCIDR: t, message: `node "${nodeName}": pod CIDR ${t} lies outside every pool` };
+      return { ok: false, reason: 'outside-every-pool', podCIDR: t, message: `node "${nodeName}": pod CIDR ${t} lies outside every pool`, recorded: textsOf(rec) };
     }
     return undefined;
   }

@@ -126,8 +126,8 @@ export function toClusterCIDRObject(pool: ClusterCIDR): {
     kind: CLUSTER_CIDR_KIND,
     metadata: { name: pool.name },
     spec: {
-      ...(pool.nodeSelector ? { nodeSelector: pool.nodeSelector } : {}),
       perNodeHostBits: pool.perNodeHostBits,
+      ...(pool.nodeSelector ? { nodeSelector: pool.nodeSelector } : {}),
       ...(pool.ipv4 ? { ipv4: pool.ipv4 } : {}),
       ...(pool.ipv6 ? { ipv6: pool.ipv6 } : {}),
     },
