@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lines, rss, type Lines } from './child.js';
+import { freePort } from '../src/util/free-port.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const imageMain = path.join(process.env.BENCH_IMAGE ?? path.join(here, '../../build/image'), 'lib/main.js');
@@ -25,12 +26,36 @@ const IDLE_MS = 10_000;
 // BENCH_FAILOVER_TRACE=1: the standby's log lines from the lease to the first pod CIDR, with times (stderr).
 const TRACE = process.env.BENCH_FAILOVER_TRACE === '1';
 
-function replica(kubeconfig: string, warm: boolean): { proc: ChildProcess; log: Lines; startedAt: number } {
+async function replica(kubeconfig: string, warm: boolean): Promise<{ proc: ChildProcess; log: Lines; startedAt: number; port: number }> {
+  // /metrics over plain HTTP on a free port: the heap figures behind each replica's RSS.
+  const port = await freePort();
   const startedAt = Date.now();
   const proc = spawn(process.execPath, [MAIN, 'run', `--kubeconfig=${kubeconfig}`, '--controllers=node-ipam', '--allocate-node-cidrs',
-    '--cluster-cidr=100.64.0.0/10', '--node-cidr-mask-size=27', '--secure-port=0', '--kube-api-qps=-1', `--leader-elect-warm-standby=${warm}`],
+    '--cluster-cidr=100.64.0.0/10', '--node-cidr-mask-size=27', `--secure-port=${port}`, '--insecure-plain-http', '--kube-api-qps=-1', `--leader-elect-warm-standby=${warm}`],
   { stdio: ['ignore', 'pipe', 'inherit'] });
-  return { proc, log: lines(proc), startedAt };
+  return { proc, log: lines(proc), startedAt, port };
+}
+
+/**
+ * Where a replica's RSS is: V8's heap in use and committed (the young generation apart) and the
+ * rest of the RSS (code, malloc: buffers, the parser's memory), in MiB, from its /metrics.
+ */
+async function heapShare(port: number, rssMiB: number): Promise<string> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const value = (name: string, space?: string): number => {
+      let sum = 0;
+      for (const line of text.split('\n')) {
+        if (!line.startsWith(name) || (space !== undefined && !line.includes(`space="${space}"`))) continue;
+        if (line[name.length] === '{' || line[name.length] === ' ') sum += Number(line.split(' ').pop());
+      }
+      return Math.round(sum / 2 ** 20);
+    };
+    const committed = value('nodejs_heap_space_size_total_bytes');
+    return `heap ${value('nodejs_heap_space_size_used_bytes')} used / ${committed} committed (young ${value('nodejs_heap_space_size_total_bytes', 'new')}), external ${value('nodejs_external_memory_bytes')}, rest ${rssMiB - committed}`;
+  } catch {
+    return 'heap —';
+  }
 }
 
 const assignedMsg = (m: Record<string, unknown>): boolean => m.msg === 'pod CIDRs assigned';
@@ -56,13 +81,13 @@ async function scenario(nodes: number, warm: boolean): Promise<string[]> {
     await api.next((m) => m.ready === true, 900_000, 'the double to fill');
     // Cold start: one node waits for its pod CIDR when the first replica starts.
     await ask({ cmd: 'join', count: 1 }, (m) => m.joined !== undefined);
-    const a = replica(`${kubeconfig}.replica-a`, warm);
+    const a = await replica(`${kubeconfig}.replica-a`, warm);
     procs.push(a.proc);
     const aFirst = await a.log.next(assignedMsg, 600_000, 'the leader\'s first pod CIDR');
     const coldStartMs = Number(aFirst.time) - a.startedAt;
     const aSynced = a.log.all.find((m) => m.msg === 'node cache synced');
     const aLists = nodeLists(await requests('replica-a'));
-    const b = replica(`${kubeconfig}.replica-b`, warm);
+    const b = await replica(`${kubeconfig}.replica-b`, warm);
     procs.push(b.proc);
     await b.log.next((m) => m.msg === (warm ? 'warm standby: allocator loaded from the node cache; it follows the cache until this replica leads' : 'node cache synced'), 600_000, 'the standby ready');
     await ask({ cmd: 'churn', perSecond: Math.round(nodes / 300) }, (m) => m.churn !== undefined);
@@ -75,6 +100,7 @@ async function scenario(nodes: number, warm: boolean): Promise<string[]> {
     const sampler = setInterval(() => samples.push({ standby: rss(b.proc.pid!).rss, leader: rss(a.proc.pid!).rss }), IDLE_MS / 20);
     await new Promise((r) => setTimeout(r, IDLE_MS));
     clearInterval(sampler);
+    const heaps = { standby: await heapShare(b.port, rss(b.proc.pid!).rss), leader: await heapShare(a.port, rss(a.proc.pid!).rss) };
     const after = await requests('replica-b');
     const idle = Object.fromEntries(Object.entries(after).map(([k, v]) => [k, v - (before[k] ?? 0)]).filter(([, v]) => (v as number) > 0));
     const spread = (xs: number[]): string => `${median(xs)} MiB (${Math.min(...xs)}–${Math.max(...xs)})`;
@@ -99,7 +125,7 @@ async function scenario(nodes: number, warm: boolean): Promise<string[]> {
     const mode = warm ? 'warm standby' : 'cold (`--leader-elect-warm-standby=false`)';
     const n = nodes.toLocaleString('en-US');
     return [
-      `| ${n} | ${mode} | ${(sentMs / 1000).toFixed(2)} s; answered after ${(ms / 1000).toFixed(2)} s (delay ${String(acquired.takeoverDelayMs)} ms, lease ${String(acquired.from)}) | ${takeoverLists} | standby ${standbyRss}, leader ${leaderRss} | ${describeRequests(idle)} | ${(coldStartMs / 1000).toFixed(1)} s (cache synced ${aSynced ? (Number(aSynced.time) - a.startedAt) / 1000 : '?'} s); ${aLists} node LIST requests |`,
+      `| ${n} | ${mode} | ${(sentMs / 1000).toFixed(2)} s; answered after ${(ms / 1000).toFixed(2)} s (delay ${String(acquired.takeoverDelayMs)} ms, lease ${String(acquired.from)}) | ${takeoverLists} | standby ${standbyRss}, leader ${leaderRss}; at the end: standby ${heaps.standby}; leader ${heaps.leader} | ${describeRequests(idle)} | ${(coldStartMs / 1000).toFixed(1)} s (cache synced ${aSynced ? (Number(aSynced.time) - a.startedAt) / 1000 : '?'} s); ${aLists} node LIST requests |`,
     ];
   } finally {
     for (const p of procs) p.kill('SIGKILL');
