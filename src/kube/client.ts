@@ -10,7 +10,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { FencedError, TransportError, apiErrorFromResponse, type TransportErrorKind } from './errors.js';
 import { resourcePath, type KubeList, type KubeObject, type ResourceType, type WatchEvent } from './types.js';
 import { sleep } from '../util/sleep.js';
-import { fileArgumentError, readFileArgument } from '../util/file-argument.js';
+import { fileArgumentError } from '../util/file-argument.js';
+import { KUBECONFIG_EXPECTED, readKubeconfigFile } from './kubeconfig-file.js';
 import { linkSignals } from '../util/abort.js';
 import type { TokenBucket } from './token-bucket.js';
 import { nextPageLimit } from './page-size.js';
@@ -34,11 +35,9 @@ function checkConfig(kc: KubeConfig, source: string): KubeConfig {
   return kc;
 }
 
-const KUBECONFIG_EXPECTED = 'a kubeconfig (clusters, contexts and users, as kubectl config view --raw prints it)';
-
 /** Reads a kubeconfig file (relative certificate paths resolve against its directory). */
 export function kubeConfigFromFile(path: string): KubeConfig {
-  const text = readFileArgument('--kubeconfig', path, { expected: KUBECONFIG_EXPECTED });
+  const text = readKubeconfigFile(path);
   const kc = new KubeConfig();
   try {
     kc.loadFromString(text);

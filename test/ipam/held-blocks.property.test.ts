@@ -197,6 +197,8 @@ class History {
     const names = [...stats.keys()].sort();
     const modelNames = this.pools.map((p) => p.name).sort();
     if (names.join() !== modelNames.join()) expect(names).toEqual(modelNames);
+    // Each node's placement, asked once per step rather than once per pool and node.
+    const placements = [...this.nodes.keys()].map((n) => ({ n, pools: this.alloc.nodeAllocation(n)?.pools ?? [] }));
     for (const p of this.pools) {
       const size = 2 ** (32 - p.mask);
       let used = 0;
@@ -208,7 +210,7 @@ class History {
         else if (this.exclusion && overlap(b, this.exclusion)) excluded++;
       }
       // The pool's node count and names, against each recorded node's own placement.
-      const users = [...this.nodes.keys()].filter((n) => this.alloc.nodeAllocation(n)?.pools.includes(p.name)).sort();
+      const users = placements.filter((x) => x.pools.includes(p.name)).map((x) => x.n).sort();
       if (stats.get(p.name)!.nodes !== users.length || this.alloc.nodesOfPool(p.name).join() !== users.join()) {
         expect({ pool: p.name, nodes: stats.get(p.name)!.nodes, names: this.alloc.nodesOfPool(p.name) }).toEqual({ pool: p.name, nodes: users.length, names: users });
       }

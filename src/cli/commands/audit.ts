@@ -44,12 +44,21 @@ export function register(program: Command): void {
     .option('-o, --output <format>', 'text or json', 'text')
     .action(async (flags: AuditFlags) => {
       if (flags.output !== 'text' && flags.output !== 'json') throw usage(`--output: "${flags.output}" is not text or json`);
-      // Imported when the command runs: --help loads no Kubernetes client, parser or report.
-      const [cidr, { KubeClient, loadKubeConfig }, { collectAuditInput }, { AUDIT_VISIBILITY, auditFindings, formatAuditReport }] = await Promise.all([
-        import('../../ipam/cidr.js'), import('../../kube/client.js'), import('../../audit/collect.js'), import('../../audit/findings.js'),
-      ]);
+      // Imported when the command runs: --help loads no Kubernetes client, parser or report; and
+      // the flags are judged before the client loads (about a second), a slip named at once.
+      const [cidr, { readKubeconfigFile }] = await Promise.all([import('../../ipam/cidr.js'), import('../../kube/kubeconfig-file.js')]);
       checkCIDRs(cidr, '--cluster-cidr', flags.clusterCidr);
       checkCIDRs(cidr, '--service-cluster-ip-range', flags.serviceClusterIpRange);
+      if (flags.kubeconfig !== undefined) {
+        try {
+          readKubeconfigFile(flags.kubeconfig);
+        } catch (err) {
+          throw usage((err as Error).message);
+        }
+      }
+      const [{ KubeClient, loadKubeConfig }, { collectAuditInput }, { AUDIT_VISIBILITY, auditFindings, formatAuditReport }] = await Promise.all([
+        import('../../kube/client.js'), import('../../audit/collect.js'), import('../../audit/findings.js'),
+      ]);
       let client: KubeClient;
       try {
         client = new KubeClient(loadKubeConfig(flags.kubeconfig !== undefined ? { kubeconfig: flags.kubeconfig } : {}), { userAgent: 'node-address-ccm-audit' });
