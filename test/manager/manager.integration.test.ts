@@ -148,15 +148,16 @@ describe('ControllerManager', () => {
     expect(nodes().find((n) => n.metadata.name === 'n1')!.spec?.podCIDRs).toEqual(['10.244.0.0/24']);
   });
 
-  it('each IP range audit first lets the heap budget settle (beforeLargeAllocation), then reads the caches', async () => {
+  it('each IP range audit lets the heap budget settle before it reads the caches (beforeLargeAllocation) and after (afterLargeAllocation)', async () => {
     const cloud = cloudFor(2);
     createNode(cluster.api, { name: 'n0', tainted: false, addresses: [ip('10.1.0.1')], podCIDRs: ['10.244.0.0/24'] });
     const options = resolveRunOptions({ cloudProvider: 'fake', allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', leaderElect: 'false' });
     const order: string[] = [];
     const r = cluster.runManager(options, { provider: cloud, auditIntervalMs: 100 });
-    r.manager.beforeLargeAllocation = () => order.push('settle');
-    await eventually(() => order.length >= 2, { timeoutMs: 10_000, what: 'two audits' });
-    expect(order.every((o) => o === 'settle')).toBe(true);
+    r.manager.beforeLargeAllocation = () => order.push('before');
+    r.manager.afterLargeAllocation = () => order.push('after');
+    await eventually(() => order.length >= 4, { timeoutMs: 10_000, what: 'two audits' });
+    expect(order.slice(0, 4)).toEqual(['before', 'after', 'before', 'after']);
   });
 
   it('controllers that cannot start (the ClusterCIDR CRD not served): the lease is released and run fails with the reason', async () => {

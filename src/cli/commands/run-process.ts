@@ -155,6 +155,7 @@ export async function startProcess(options: RunOptions, logger: Logger, deps: Ma
   const heapBudget = options.optimizeForMemory ? startHeapBudget(manager.registry, logger) : undefined;
   if (heapBudget) {
     manager.beforeLargeAllocation = () => heapBudget.settle(SETTLE_MARGIN_BYTES);
+    manager.afterLargeAllocation = () => heapBudget.settle(SETTLE_MARGIN_BYTES);
     manager.afterCacheFilled = () => {
       if (heapBudget.steady()) logger.info({ growingPercent: STEADY_GROWING_PERCENT, budgetMiB: STEADY_HEAP_BUDGET_BYTES / 2 ** 20 }, `heap budget: caches filled; V8 now starts its own collections at ${STEADY_GROWING_PERCENT}% growth, the budget stays the backstop`);
     };

@@ -15,6 +15,8 @@ export interface AuditLoopOptions {
   /** Records a Warning event for a new conflict (about its first object). */
   event: (finding: Finding) => void;
   intervalMs: number;
+  /** Called after each round, once the round's copy of the caches is garbage. */
+  afterRun?: () => void;
   registry?: Registry;
   clock?: Clock;
   logger?: Logger;
@@ -65,6 +67,7 @@ export class AuditLoop {
       } catch (err) {
         this.#log.error({ err }, 'audit failed');
       }
+      this.#o.afterRun?.();
       this.#schedule(this.#o.intervalMs);
     }, ms);
   }

@@ -36,4 +36,28 @@ describe('AuditLoop', () => {
     clock.advance(600_000);
     expect(events).toHaveLength(2);
   });
+
+  it('calls afterRun after each round, once the round has read the caches, also when the round failed', () => {
+    const clock = new FakeClock();
+    const order: string[] = [];
+    let fail = false;
+    const loop = new AuditLoop({
+      collect: () => {
+        order.push('collect');
+        if (fail) throw new Error('caches unreadable');
+        return { nodes: [], pools: [], serviceRanges: [] };
+      },
+      event: () => {},
+      afterRun: () => order.push('afterRun'),
+      intervalMs: 1000,
+      clock,
+    });
+    loop.start();
+    clock.advance(0);
+    fail = true;
+    clock.advance(1000);
+    loop.stop();
+    clock.advance(5000);
+    expect(order).toEqual(['collect', 'afterRun', 'collect', 'afterRun']);
+  });
 });
