@@ -64,7 +64,12 @@ export function startReplica(slot: number, args: string[], onLine?: (r: Replica,
   const cli = path.join(repoRoot(), 'dist/src/cli/main.js');
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run "npm run build" first`);
   const { env: slotEnv, args: slotArgs } = slotMode(slot);
-  const env = { ...process.env, ...slotEnv };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...slotEnv };
+  // Node 22 writes NODE_COMPILE_CACHE (set by CI's Node 22 pass) when a process exits, and a
+  // process that compiled modules the cache lacked took 0.3 s to exit on a quiet machine, 2.5 s
+  // under CI's load: past the 2 s a deposed replica is given (CI, 2026-11-27 10:27, seed 1302).
+  // The image sets no compile cache, so the replicas run without one.
+  delete env.NODE_COMPILE_CACHE;
   const child: ChildProcess = spawn(process.execPath, [cli, 'run', ...args, ...slotArgs], { cwd: repoRoot(), stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let partial = '';
