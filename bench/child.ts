@@ -49,3 +49,16 @@ export function rss(pid: number): { rss: number; peak: number } {
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
   return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
 }
+
+/** Sum of a metric over its label sets (those whose line holds `filter`), from the process's /metrics; undefined when not reachable. */
+export async function metric(port: number, name: string, filter = ''): Promise<number | undefined> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    let sum = 0;
+    // `name{labels} value` or, for a metric without labels, `name value`.
+    for (const line of text.split('\n')) if ((line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && line.includes(filter)) sum += Number(line.split(' ').pop());
+    return sum;
+  } catch {
+    return undefined;
+  }
+}

@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lines, rss, type Lines } from './child.js';
+import { lines, metric, rss, type Lines } from './child.js';
 import { freePort } from '../src/util/free-port.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -37,25 +37,17 @@ async function replica(kubeconfig: string, warm: boolean): Promise<{ proc: Child
 }
 
 /**
- * Where a replica's RSS is: V8's heap in use and committed (the young generation apart) and the
- * rest of the RSS (code, malloc: buffers, the parser's memory), in MiB, from its /metrics.
+ * Where a replica's RSS is: V8's heap in use and committed (the young generation apart), external
+ * memory, and the rest of the RSS (code, malloc), in MiB, from its /metrics.
  */
 async function heapShare(port: number, rssMiB: number): Promise<string> {
-  try {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    const value = (name: string, space?: string): number => {
-      let sum = 0;
-      for (const line of text.split('\n')) {
-        if (!line.startsWith(name) || (space !== undefined && !line.includes(`space="${space}"`))) continue;
-        if (line[name.length] === '{' || line[name.length] === ' ') sum += Number(line.split(' ').pop());
-      }
-      return Math.round(sum / 2 ** 20);
-    };
-    const committed = value('nodejs_heap_space_size_total_bytes');
-    return `heap ${value('nodejs_heap_space_size_used_bytes')} used / ${committed} committed (young ${value('nodejs_heap_space_size_total_bytes', 'new')}), external ${value('nodejs_external_memory_bytes')}, rest ${rssMiB - committed}`;
-  } catch {
-    return 'heap —';
-  }
+  const mib = async (name: string, filter?: string): Promise<number | undefined> => {
+    const v = await metric(port, name, filter);
+    return v === undefined ? undefined : Math.round(v / 2 ** 20);
+  };
+  const committed = await mib('nodejs_heap_space_size_total_bytes');
+  if (committed === undefined) return 'heap —';
+  return `heap ${await mib('nodejs_heap_space_size_used_bytes')} used / ${committed} committed (young ${await mib('nodejs_heap_space_size_total_bytes', 'space="new"')}), external ${await mib('nodejs_external_memory_bytes')}, rest ${rssMiB - committed}`;
 }
 
 const assignedMsg = (m: Record<string, unknown>): boolean => m.msg === 'pod CIDRs assigned';

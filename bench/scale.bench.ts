@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/util/free-port.js';
-import { lines, rss } from './child.js';
+import { lines, metric, rss } from './child.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // The controller as deploy/Dockerfile ships it (the esbuild bundle, with source maps on) when an
@@ -51,19 +51,6 @@ function cpuSeconds(pid: number): number {
   // /proc/<pid>/stat: utime and stime are fields 14 and 15, after the parenthesised command.
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** Sum of a counter over its label sets, from the process's /metrics; undefined when not reachable. */
-async function metric(port: number, name: string, filter = ''): Promise<number | undefined> {
-  try {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    let sum = 0;
-    // `name{labels} value` or, for a metric without labels, `name value`.
-    for (const line of text.split('\n')) if ((line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && line.includes(filter)) sum += Number(line.split(' ').pop());
-    return sum;
-  } catch {
-    return undefined;
-  }
 }
 
 async function scenario(qps: string): Promise<string[]> {
