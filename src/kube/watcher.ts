@@ -1,7 +1,8 @@
 // A supervised list+watch (a "reflector" with its cache): lists in pages, watches from the list's
 // resourceVersion with bookmarks, keeps a cache by name, re-watches when a watch ends, relists on
-// 410 Gone and reports the differences as events, restarts with jittered backoff after errors, and
-// restarts a watch that went silent (no event, not even a bookmark) for too long.
+// 410 Gone and reports the differences as events (a name listed with a new UID as a delete and an
+// add: an object is its UID), restarts with jittered backoff after errors, and restarts a watch
+// that went silent (no event, not even a bookmark) for too long.
 import { realClock, type Clock, type ClockTimer } from './clock.js';
 import type { KubeClient } from './client.js';
 import { TypedEmitter } from './emitter.js';
@@ -313,8 +314,16 @@ export class Watcher<T extends KubeObject> {
     }
     const fresh = new Map<string, T>();
     for (const obj of result.items) fresh.set(keyOf(obj), obj);
+    // An object is its UID: a name listed with another UID than the cached one was deleted and
+    // created again while no watch was open, so the cached object is gone (a delete) and the
+    // listed one is new (an add), never an update of one into the other. Every delete goes out
+    // before any add or update, so that what the gone objects held (pod CIDRs above all) is
+    // given back before the listed objects' holdings are recorded.
     const removed: T[] = [];
-    for (const [key, old] of this.#cache) if (!fresh.has(key)) removed.push(old);
+    for (const [key, old] of this.#cache) {
+      const now = fresh.get(key);
+      if (!now || !sameIncarnation(old, now)) removed.push(old);
+    }
     for (const old of removed) {
       this.#cache.delete(keyOf(old));
       this.#events.emit('delete', old, { finalStateUnknown: true });
@@ -386,7 +395,14 @@ export class Watcher<T extends KubeObject> {
       case 'ADDED':
       case 'MODIFIED': {
         const key = keyOf(obj);
-        const old = this.#cache.get(key);
+        let old = this.#cache.get(key);
+        // A watch delivers a delete before the name's next object, so this only happens after a
+        // cache replaced from elsewhere; read it as the relist does: the old object is gone.
+        if (old && !sameIncarnation(old, obj)) {
+          this.#cache.delete(key);
+          this.#events.emit('delete', old, { finalStateUnknown: true });
+          old = undefined;
+        }
         this.#cache.set(key, obj);
         this.#resourceVersion = obj.metadata.resourceVersion ?? this.#resourceVersion;
         if (old) this.#events.emit('update', obj, old);
@@ -421,6 +437,17 @@ export class Watcher<T extends KubeObject> {
         this.#log.warn({ type }, 'ignoring unknown watch event type');
     }
   }
+}
+
+/**
+ * The same object, not another one created under its name: their UIDs are equal. An object
+ * without a UID (a transform that dropped it, a test's fixture) is taken for the same, as before
+ * UIDs were compared; objects from an API server always carry one.
+ */
+function sameIncarnation(a: KubeObject, b: KubeObject): boolean {
+  const x = a.metadata.uid;
+  const y = b.metadata.uid;
+  return x === undefined || y === undefined || x === y;
 }
 
 /** A resourceVersion read as an etcd revision; undefined when it is not a plain integer. */

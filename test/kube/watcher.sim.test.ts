@@ -71,6 +71,26 @@ describe('Watcher against the API server double', () => {
     expect(w.get('a')?.metadata.labels).toEqual({ pool: 'z' });
   });
 
+  it('a relist that finds a name with a new UID reports the old object deleted and the new one added, deletes first', async () => {
+    const { api, client, w, log } = await setup({ bookmarkIntervalMs: 60_000 });
+    for (const n of ['a', 'b']) api.store.create('nodes', nodeObj(n));
+    w.start();
+    await w.synced;
+    const oldUid = w.get('a')?.metadata.uid;
+    await eventually(() => api.watchCount() === 1, { timeoutMs: 8000, what: 'watch open' });
+    api.pauseWatches();
+    // "a" deleted and created again under its name while the watch was down; "b" only changed.
+    await client.delete(NODES, 'a');
+    await client.create(NODES, nodeObj('a'));
+    await client.patch(NODES, 'b', { metadata: { labels: { pool: 'z' } } }, 'merge');
+    api.compactHistory();
+    api.closeWatches();
+    api.resumeWatches();
+    await eventually(() => w.get('a')?.metadata.uid !== oldUid, { timeoutMs: 8000, what: 'relisted cache' });
+    expect(log.slice(log.indexOf('relist watch expired (410 Gone)') + 1)).toEqual(['delete a (unknown)', 'add a', 'update b']);
+    expect(w.get('a')?.metadata.uid).toBe((api.store.peek('nodes', 'a') as KubeObject).metadata.uid);
+  });
+
   it('bookmarks from the server keep the watch; a silent watch is restarted', async () => {
     const { api, w } = await setup({ bookmarkIntervalMs: 50, staleAfterMs: 300 });
     w.start();
