@@ -40,6 +40,8 @@ export interface AllocationResult {
 }
 
 export interface NodeAllocation {
+  /** The node (metadata.uid) these blocks were recorded or claimed for; undefined when not given. */
+  uid: string | undefined;
   podCIDRs: string[];
   /** The pool of each pod CIDR that lies in one, in block order (blocks outside every pool have none). */
   pools: string[];
@@ -128,6 +130,12 @@ interface RangeEntry {
  */
 class NodeRecord {
   constructor(
+    /**
+     * The node these blocks belong to: a Node is its UID, not its name. A name seen with another
+     * UID is another node (the first was deleted), and this record is released, never handed to it.
+     * Set once when a record made without it is confirmed by the node's own blocks.
+     */
+    public uid: string | undefined,
     readonly first: CIDR,
     readonly rest: readonly CIDR[] | undefined,
     /** Per pod CIDR: the pool it was placed in; undefined when no pool's range contains it. */
@@ -162,6 +170,15 @@ export interface PodCIDRAllocatorOptions {
 /** A record's pod CIDRs as texts: a new list each time, the caller's to keep. */
 function textsOf(rec: NodeRecord): string[] {
   return rec.parsed.map((c) => c.text);
+}
+
+/**
+ * Whether a record made for `recorded` belongs to a node seen as `seen`: two known UIDs must be
+ * equal. An unknown UID on either side (the offline plan, a caller that has none) matches, as
+ * records did before they carried UIDs.
+ */
+function otherIncarnation(recorded: string | undefined, seen: string | undefined): boolean {
+  return recorded !== undefined && seen !== undefined && recorded !== seen;
 }
 
 function cmpBig(a: bigint, b: bigint): number {
@@ -290,10 +307,11 @@ export class PodCIDRAllocator {
   }
 
   /**
-   * Records a node's existing pod CIDRs (restore). Idempotent for the same list; a different list
-   * replaces the node's previous blocks.
+   * Records a node's existing pod CIDRs (restore). Idempotent for the same list and UID; a
+   * different list replaces the node's previous blocks, and a record of another node of that name
+   * (another UID) is released first.
    */
-  occupyNode(nodeName: string, podCIDRs: readonly string[]): OccupyResult {
+  occupyNode(nodeName: string, podCIDRs: readonly string[], uid?: string): OccupyResult {
     if (podCIDRs.length === 0) return { ok: false, reason: 'invalid-cidr', podCIDR: '', message: `node "${nodeName}": spec.podCIDRs is empty: nothing to restore`, recorded: [] };
     // Sized up front: a list grown by push keeps room for 17, and every recorded node keeps its list.
     const parsed = new Array<CIDR>(podCIDRs.length);
@@ -306,12 +324,14 @@ export class PodCIDRAllocator {
       }
     }
     const prev = this.nodes.get(nodeName);
-    const same = prev !== undefined && prev.parsed.map((c) => c.text).join() === parsed.map((c) => c.text).join();
+    const same = prev !== undefined && !otherIncarnation(prev.uid, uid) && prev.parsed.map((c) => c.text).join() === parsed.map((c) => c.text).join();
+    // The same blocks, first recorded without the node's UID: the record is the node's.
+    if (same && prev.uid === undefined) prev.uid = uid;
     // Every valid block is recorded as held, whatever is wrong with it: a block a live node lists
     // is never handed out again, and is free only once no live node holds any part of it.
     if (!same) {
       if (prev) this.releaseNode(nodeName);
-      for (const p of this.record(nodeName, parsed, this.placeExisting(parsed))) this.emitUsage(p);
+      for (const p of this.record(nodeName, uid, parsed, this.placeExisting(parsed))) this.emitUsage(p);
     }
     const rec = this.nodes.get(nodeName)!;
     const problem = this.problemOf(nodeName, rec);
@@ -466,7 +486,7 @@ export class PodCIDRAllocator {
    * Records a node's blocks as held and marks them used in every pool set they overlap.
    * `allocated`: the placing pools' own sets already hold the blocks (fresh allocation).
    */
-  private record(nodeName: string, parsed: readonly CIDR[], pools: (PoolState | undefined)[], allocated = false): Set<PoolState> {
+  private record(nodeName: string, uid: string | undefined, parsed: readonly CIDR[], pools: (PoolState | undefined)[], allocated = false): Set<PoolState> {
     const touched = new Set<PoolState>();
     parsed.forEach((c, i) => {
       this.held.add(c, nodeName);
@@ -476,7 +496,7 @@ export class PodCIDRAllocator {
     });
     // Recorded once: a node recorded before is released first (occupyNode), or not placed again (allocateNode).
     for (const p of distinctPools(pools)) p.nodeCount++;
-    this.nodes.set(nodeName, new NodeRecord(parsed[0]!, parsed.length > 1 ? parsed.slice(1) : undefined, placements(pools)));
+    this.nodes.set(nodeName, new NodeRecord(uid, parsed[0]!, parsed.length > 1 ? parsed.slice(1) : undefined, placements(pools)));
     return touched;
   }
 
@@ -526,10 +546,20 @@ export class PodCIDRAllocator {
     return this.index;
   }
 
-  /** Hands out blocks for a node, or returns its existing ones. Throws CIDRNotAvailableError. */
-  allocateNode(node: NodeView): AllocationResult {
+  /**
+   * Hands out blocks for a node (`uid`: its metadata.uid), or returns the ones already recorded or
+   * claimed for it. Throws CIDRNotAvailableError. Blocks recorded under its name for another UID
+   * belonged to a node that is gone: they are released, never returned. Blocks claimed for it that
+   * another node is now recorded holding are not returned either: the claim is dropped and the
+   * node gets free blocks, so a block two nodes hold is never written again to either (callers
+   * ask this only for nodes whose spec has no pod CIDRs, so such blocks are a claim, not yet the
+   * node's own; a guarded write of the new blocks cannot land if a write of the old ones did).
+   */
+  allocateNode(node: NodeView & { uid?: string }): AllocationResult {
     const prev = this.nodes.get(node.name);
-    if (prev) return { podCIDRs: textsOf(prev), pool: poolLabel(prev.pools), reason: 'the node already has pod CIDRs', existing: true };
+    if (prev && otherIncarnation(prev.uid, node.uid)) this.releaseNode(node.name);
+    else if (prev && this.heldByAnother(node.name, prev)) this.releaseNode(node.name);
+    else if (prev) return { podCIDRs: textsOf(prev), pool: poolLabel(prev.pools), reason: 'the node already has pod CIDRs', existing: true };
     const cands = this.candidates(node);
     const tried: { pool: string; reason: string }[] = [];
     for (let ci = 0; ci < cands.length; ci++) {
@@ -554,6 +584,7 @@ export class PodCIDRAllocator {
       const parsed = got.map((g) => parseCIDR(g.cidr));
       const touched = this.record(
         node.name,
+        node.uid,
         parsed,
         parsed.map(() => p),
         true,
@@ -571,13 +602,21 @@ export class PodCIDRAllocator {
     throw new CIDRNotAvailableError(node.name, tried);
   }
 
+  /** Whether some block of the record is also held by another node. */
+  private heldByAnother(nodeName: string, rec: NodeRecord): boolean {
+    return rec.parsed.some((c) => this.held.earlierHolder(c, nodeName) !== undefined);
+  }
+
   /**
    * Gives back a node's blocks. An address is free again only when no other recorded node holds
-   * any block covering it. Returns what the node held, or undefined for an unknown node.
+   * any block covering it. Returns what the node held, or undefined for an unknown node. With
+   * `uid`, only a record of that node is released: the blocks of a newer node of the same name
+   * stay (a late delete of the old one must not free them).
    */
-  releaseNode(nodeName: string): NodeAllocation | undefined {
+  releaseNode(nodeName: string, uid?: string): NodeAllocation | undefined {
     const rec = this.nodes.get(nodeName);
     if (!rec) return undefined;
+    if (otherIncarnation(rec.uid, uid)) return undefined;
     this.nodes.delete(nodeName);
     const parsed = rec.parsed;
     for (const c of parsed) this.held.remove(c, nodeName);
@@ -600,12 +639,12 @@ export class PodCIDRAllocator {
     });
     for (const p of distinctPools(rec.pools)) p.nodeCount--;
     for (const p of touched) this.emitUsage(p);
-    return { podCIDRs: textsOf(rec), pools: placedIn(rec.pools).map((p) => p.spec.name), pool: poolLabel(rec.pools) };
+    return { uid: rec.uid, podCIDRs: textsOf(rec), pools: placedIn(rec.pools).map((p) => p.spec.name), pool: poolLabel(rec.pools) };
   }
 
   nodeAllocation(nodeName: string): NodeAllocation | undefined {
     const rec = this.nodes.get(nodeName);
-    return rec && { podCIDRs: textsOf(rec), pools: placedIn(rec.pools).map((p) => p.spec.name), pool: poolLabel(rec.pools) };
+    return rec && { uid: rec.uid, podCIDRs: textsOf(rec), pools: placedIn(rec.pools).map((p) => p.spec.name), pool: poolLabel(rec.pools) };
   }
 
   nodeNames(): string[] {

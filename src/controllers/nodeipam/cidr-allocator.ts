@@ -90,6 +90,8 @@ export interface CIDRAllocatorOptions {
 
 /** An event a follower would have recorded about a node. */
 interface HeldEvent {
+  /** The node it is about: recorded on taking over only if that very node is still there. */
+  uid: string | undefined;
   type: EventType;
   reason: string;
   message: string;
@@ -138,7 +140,7 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
           if (this.#mode !== 'following') return events.emit(node, type, reason, message);
           const name = node.metadata.name;
           const held = this.#heldEvents.get(name) ?? new Map<string, HeldEvent>();
-          held.set(`${reason}\u0000${message}`, { type, reason, message });
+          held.set(`${reason}\u0000${message}`, { uid: node.metadata.uid, type, reason, message });
           this.#heldEvents.set(name, held);
         },
       },
@@ -247,7 +249,7 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
     this.#mode = 'leading';
     for (const [name, held] of this.#heldEvents) {
       const node = o.nodes.get(name);
-      if (node) for (const e of held.values()) o.events.emit(node, e.type, e.reason, e.message);
+      if (node) for (const e of held.values()) if (e.uid === node.metadata.uid) o.events.emit(node, e.type, e.reason, e.message);
     }
     this.#heldEvents.clear();
     // The nodes a leader has work on, as the follower last saw them.
@@ -283,8 +285,8 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
     this.#restoreWarnings.flush(this.log, (reason, count) => `restore: ${count} nodes' pod CIDRs: ${reason}`, () => 'node-address-ccm audit lists every one');
     this.#restoreWarnings = undefined;
     signal?.throwIfAborted();
-    // A node deleted between two chunks had no handler yet to release it.
-    for (const { metadata } of order) if (!o.nodes.get(metadata.name)) this.forget(metadata.name, 'the node was deleted during the restore');
+    // A node deleted between two chunks (or deleted and created again) had no handler yet to release it.
+    for (const { metadata } of order) if (o.nodes.get(metadata.name)?.metadata.uid !== metadata.uid) this.forget(metadata.name, 'the node was deleted during the restore', metadata.uid);
     for (const s of o.sources) s.nodesRestored?.();
     return restored;
   }
@@ -292,6 +294,7 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
   #watchNodes(): void {
     const changed = (n: NodeObject): void => {
       if (this.#stopped) return;
+      this.#forgetOtherIncarnation(n);
       if (this.#mode !== 'following') return this.observe(n);
       this.track(n);
       if (this.needsLeader(n)) this.#attention.add(n.metadata.name);
@@ -302,9 +305,21 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
       update: (_old, n) => changed(n),
       delete: (n) => {
         this.#attention.delete(n.metadata.name);
-        this.forget(n.metadata.name, 'a node was deleted');
+        this.forget(n.metadata.name, 'a node was deleted', n.metadata.uid);
       },
     });
+  }
+
+  /**
+   * A Node is its UID: blocks the ledger holds under this node's name for another UID belonged
+   * to a node that is gone (deleted, then created again under its name), and go back now. The
+   * cache reports that as a delete and an add; this holds even where an event was missed.
+   */
+  #forgetOtherIncarnation(node: NodeObject): void {
+    const held = this.ledger.nodeAllocation(node.metadata.name);
+    if (held?.uid !== undefined && node.metadata.uid !== undefined && held.uid !== node.metadata.uid) {
+      this.forget(node.metadata.name, 'a new node of that name (the old one was deleted)', held.uid);
+    }
   }
 
   async stop(): Promise<void> {
@@ -316,13 +331,17 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
 
   /**
    * The node is gone (its watch delete, or a write that found no node, whose delete may already
-   * have been handled before this sync recorded blocks for it): its blocks go back.
+   * have been handled before this sync recorded blocks for it): its blocks go back. With `uid`,
+   * only if the ledger's record is that node's: a late delete of an earlier node of the same name
+   * never frees the blocks of the node that has the name now.
    */
-  protected forget(name: string, why: string): void {
+  protected forget(name: string, why: string, uid?: string): void {
+    const held = this.ledger.nodeAllocation(name);
+    if (held && uid !== undefined && held.uid !== undefined && held.uid !== uid) return;
     this.nodeGone(name);
     this.#reported.delete(name);
     this.#heldEvents.delete(name);
-    const released = this.ledger.releaseNode(name);
+    const released = this.ledger.releaseNode(name, uid);
     if (!released) return;
     this.log.info({ node: name, podCIDRs: released.podCIDRs, why }, 'pod CIDRs released');
     for (const s of this.options.sources) s.nodesReleased?.(released.pools);
@@ -365,12 +384,15 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
       if (!blocks) return undefined;
       const { podCIDRs, pool } = blocks;
       try {
-        await this.options.writer.patch(name, { metadata: { resourceVersion: node.metadata.resourceVersion, annotations: { [POD_CIDR_POOL_ANNOTATION]: pool } }, spec: { podCIDR: podCIDRs[0], podCIDRs } });
+        // Guarded twice: the resourceVersion (the node as read), and the UID, since the blocks
+        // were chosen for this very node; a node created again under the name refuses the write
+        // (422, metadata.uid is immutable) even where its resourceVersion would match.
+        await this.options.writer.patch(name, { metadata: { uid: node.metadata.uid, resourceVersion: node.metadata.resourceVersion, annotations: { [POD_CIDR_POOL_ANNOTATION]: pool } }, spec: { podCIDR: podCIDRs[0], podCIDRs } });
         this.log.info({ node: name, podCIDRs, pool }, 'pod CIDRs assigned');
         return node;
       } catch (err) {
         if (isNotFound(err)) {
-          this.forget(name, 'the node is gone (its write found no node)');
+          this.forget(name, 'the node is gone (its write found no node)', node.metadata.uid);
           return undefined;
         }
         if (!(isConflict(err) || isInvalid(err)) || attempt >= (this.options.conflictRetries ?? 5)) {
@@ -378,14 +400,18 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
           // response) keeps them under the node's name: a retry writes the same blocks, and a
           // write that did land is confirmed when the watch shows it.
           const outcome = writeOutcome(err);
-          if (outcome === 'not-applied') this.ledger.releaseNode(name);
+          if (outcome === 'not-applied') this.ledger.releaseNode(name, node.metadata.uid);
           this.options.events.emit(node, 'Warning', IPAMEventReason.CIDRAssignmentFailed, `failed to assign pod CIDRs ${podCIDRs.join(',')} (${outcome === 'not-applied' ? 'released' : 'kept until the outcome is known'}): ${(err as Error).message}`);
           throw err;
         }
-        node = await this.#readAgain(name);
+        const planned = node;
+        node = await this.#readAgain(name, planned.metadata.uid);
+        // Another node of that name now (the write was refused for its UID): what was chosen for
+        // the one that is gone goes back, and the new one is decided afresh.
+        if (node && node.metadata.uid !== planned.metadata.uid) this.forget(name, 'a new node of that name (the old one was deleted)', planned.metadata.uid);
         // Someone else set pod CIDRs meanwhile: theirs win; record them instead of ours.
-        if (node && nodePodCIDRs(node).length > 0 && nodePodCIDRs(node).join() !== podCIDRs.join()) {
-          this.ledger.releaseNode(name);
+        else if (node && nodePodCIDRs(node).length > 0 && nodePodCIDRs(node).join() !== podCIDRs.join()) {
+          this.ledger.releaseNode(name, node.metadata.uid);
           this.record(node);
         }
       }
@@ -393,13 +419,13 @@ export abstract class CIDRAllocatorLoop implements CIDRAllocator {
     return undefined;
   }
 
-  /** The node from the API server; undefined (and forgotten) when it is gone. */
-  async #readAgain(name: string): Promise<NodeObject | undefined> {
+  /** The node from the API server; undefined (and the node read as `uid` forgotten) when it is gone. */
+  async #readAgain(name: string, uid: string | undefined): Promise<NodeObject | undefined> {
     try {
       return await this.options.writer.get(name);
     } catch (err) {
       if (!isNotFound(err)) throw err;
-      this.forget(name, 'the node is gone (its write found no node)');
+      this.forget(name, 'the node is gone (its write found no node)', uid);
       return undefined;
     }
   }

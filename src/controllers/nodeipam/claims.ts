@@ -6,6 +6,11 @@
 /** What the cloud node controller knows about the node it initialises. */
 export interface PodCIDRClaimRequest {
   name: string;
+  /**
+   * The node's metadata.uid: blocks are claimed for this node, not for its name. A claim made for
+   * an earlier node of the same name is never returned for this one.
+   */
+  uid: string | undefined;
   /** The labels the node will have after the initialising write (pools select by labels). */
   labels: Record<string, string>;
 }
@@ -20,9 +25,10 @@ export type PodCIDRClaimResult =
 
 export interface PodCIDRClaims {
   /**
-   * Reserves blocks for a node that has none. Repeating the claim for the same node name returns
-   * the same blocks until the node is seen with them (confirmed) or deleted (released), so a
-   * retried write never takes a second block.
+   * Reserves blocks for a node that has none. Repeating the claim for the same node (name and
+   * UID) returns the same blocks until the node is seen with them (confirmed) or deleted
+   * (released), so a retried write never takes a second block; unless another node is meanwhile
+   * recorded holding one of them, when the claim is dropped and free blocks are claimed instead.
    */
   claim(request: PodCIDRClaimRequest): PodCIDRClaimResult;
   /**
@@ -30,5 +36,5 @@ export interface PodCIDRClaims {
    * unless the cache shows a node of that name holding them. The watch's delete may have come
    * before the claim, so nothing else would ever release them.
    */
-  release?(name: string): void;
+  release?(name: string, uid: string | undefined): void;
 }

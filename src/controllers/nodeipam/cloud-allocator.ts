@@ -59,7 +59,7 @@ export class CloudAllocator extends CIDRAllocatorLoop {
     const podCIDRs = nodePodCIDRs(node);
     if (podCIDRs.length === 0) return false;
     // The cloud's ranges need no pool: only clashes are reported.
-    const { clashes } = recordCloudRanges(this.ledger, this.#index, node.metadata.name, podCIDRs, this.#cloud.serviceRanges());
+    const { clashes } = recordCloudRanges(this.ledger, this.#index, node.metadata.name, podCIDRs, this.#cloud.serviceRanges(), { uid: node.metadata.uid });
     this.#reportClashes(node, clashes.map((c) => c.message));
     return true;
   }
@@ -126,7 +126,7 @@ export class CloudAllocator extends CIDRAllocatorLoop {
       this.options.events.emit(node, 'Warning', IPAMEventReason.CloudRangeNotAvailable, `no pod range from the cloud: ${why}${asked ? `; ${asked}` : ''}`);
       throw r.kind === 'none' ? new Error(why) : r.error;
     }
-    const { podCIDRs, clashes } = recordCloudRanges(this.ledger, this.#index, name, r.podCIDRs, this.#cloud.serviceRanges(), { exclusive: r.exclusive === true });
+    const { podCIDRs, clashes } = recordCloudRanges(this.ledger, this.#index, name, r.podCIDRs, this.#cloud.serviceRanges(), { exclusive: r.exclusive === true, uid: node.metadata.uid });
     this.#reportClashes(node, clashes.map((c) => c.message));
     if (podCIDRs.length === 0) throw new Error(clashes.map((c) => c.message).join('; '));
     if (r.notes && !this.#noted.has(name)) {

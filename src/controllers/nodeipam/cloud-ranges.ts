@@ -186,7 +186,7 @@ export interface CloudClash {
  * ranges outside every pool are normal in this mode unless they contain a pool. `exclusive`
  * (ranges the cloud gives one instance alone, as EC2's prefixes): ranges with any clash are not
  * recorded and none is returned, so the node is never written a block another node or a Service
- * range holds. No I/O.
+ * range holds. `uid`: the node's metadata.uid, which the ledger's record carries. No I/O.
  */
 export function recordCloudRanges(
   allocator: PodCIDRAllocator,
@@ -194,11 +194,11 @@ export function recordCloudRanges(
   node: string,
   podCIDRs: readonly string[],
   serviceRanges: readonly string[],
-  { exclusive = false }: { exclusive?: boolean } = {},
+  { exclusive = false, uid }: { exclusive?: boolean; uid?: string } = {},
 ): { podCIDRs: string[]; clashes: CloudClash[] } {
-  const r = recordOrReport(allocator, index, node, podCIDRs, serviceRanges);
+  const r = recordOrReport(allocator, index, node, podCIDRs, serviceRanges, uid);
   if (!exclusive || r.clashes.length === 0) return r;
-  allocator.releaseNode(node);
+  allocator.releaseNode(node, uid);
   index.remove(node);
   return { podCIDRs: [], clashes: r.clashes.map((c) => ({ ...c, message: `${c.message}: refused, the node waits` })) };
 }
@@ -209,6 +209,7 @@ function recordOrReport(
   node: string,
   podCIDRs: readonly string[],
   serviceRanges: readonly string[],
+  uid: string | undefined,
 ): { podCIDRs: string[]; clashes: CloudClash[] } {
   const parsed: CIDR[] = [];
   const clashes: CloudClash[] = [];
@@ -229,7 +230,7 @@ function recordOrReport(
     if (other !== undefined) clashes.push({ kind: 'other-node', message: `the cloud's pod range ${c.text} for node ${node} overlaps the block of node ${other}` });
   }
   index.set(node, parsed);
-  const r = allocator.occupyNode(node, texts);
+  const r = allocator.occupyNode(node, texts, uid);
   if (r.ok) {
     for (const c of r.conflicts) clashes.push({ kind: 'service', message: `the cloud's pod range ${c.podCIDR} for node ${node} overlaps Service range ${c.exclusion}` });
     return { podCIDRs: texts, clashes };

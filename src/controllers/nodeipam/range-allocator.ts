@@ -35,7 +35,7 @@ export class RangeAllocator extends CIDRAllocatorLoop implements PodCIDRClaims {
   claim(request: PodCIDRClaimRequest): PodCIDRClaimResult {
     if (!this.ready() || this.stopped) return { kind: 'notReady' };
     try {
-      const r = this.ledger.allocateNode({ name: request.name, labels: request.labels });
+      const r = this.ledger.allocateNode({ name: request.name, uid: request.uid, labels: request.labels });
       if (!r.existing) this.log.info({ node: request.name, podCIDRs: r.podCIDRs, pool: r.pool, reason: r.reason }, 'pod CIDRs claimed for initialisation');
       return { kind: 'claimed', podCIDRs: r.podCIDRs, pool: r.pool };
     } catch (err) {
@@ -44,10 +44,10 @@ export class RangeAllocator extends CIDRAllocatorLoop implements PodCIDRClaims {
     }
   }
 
-  release(name: string): void {
+  release(name: string, uid: string | undefined): void {
     const node = this.options.nodes.get(name);
-    if (node && nodePodCIDRs(node).length > 0) return;
-    this.forget(name, 'the node is gone (its write found no node)');
+    if (node && node.metadata.uid === uid && nodePodCIDRs(node).length > 0) return;
+    this.forget(name, 'the node is gone (its write found no node)', uid);
   }
 
   // ---- the loop ----
@@ -60,7 +60,7 @@ export class RangeAllocator extends CIDRAllocatorLoop implements PodCIDRClaims {
     const name = node.metadata.name;
     const podCIDRs = nodePodCIDRs(node);
     if (podCIDRs.length === 0) return false;
-    const r = this.ledger.occupyNode(name, podCIDRs);
+    const r = this.ledger.occupyNode(name, podCIDRs, node.metadata.uid);
     if (!r.ok) {
       if (this.isNewConflict(name, r.message)) {
         this.options.events.emit(node, 'Warning', IPAMEventReason.PodCIDRConflict, r.message);
@@ -81,14 +81,21 @@ export class RangeAllocator extends CIDRAllocatorLoop implements PodCIDRClaims {
   protected override observe(node: NodeObject): void {
     // Recorded with these very blocks already (the cache's replay right after the restore, status
     // heartbeats): nothing to record or report again.
-    if (sameList(this.ledger.nodeAllocation(node.metadata.name)?.podCIDRs, nodePodCIDRs(node))) return;
+    if (this.recordedAs(node)) return;
     if (this.record(node)) return;
     if (this.#leaveTaintedNodes && hasUninitializedTaint(node)) return;
     this.queue.add(node.metadata.name);
   }
 
   protected override track(node: NodeObject): void {
-    if (!sameList(this.ledger.nodeAllocation(node.metadata.name)?.podCIDRs, nodePodCIDRs(node))) this.record(node);
+    if (!this.recordedAs(node)) this.record(node);
+  }
+
+  /** The ledger holds exactly this node's blocks for this very node (its UID). */
+  private recordedAs(node: NodeObject): boolean {
+    const held = this.ledger.nodeAllocation(node.metadata.name);
+    const blocks = nodePodCIDRs(node);
+    return held !== undefined && held.uid === node.metadata.uid && held.podCIDRs.length === blocks.length && held.podCIDRs.every((b, i) => b === blocks[i]);
   }
 
   protected override poolsChanged(): void {
@@ -112,7 +119,7 @@ export class RangeAllocator extends CIDRAllocatorLoop implements PodCIDRClaims {
     const name = node.metadata.name;
     if (this.#leaveTaintedNodes && hasUninitializedTaint(node)) return undefined;
     try {
-      const r = this.ledger.allocateNode({ name, labels: node.metadata.labels ?? {} });
+      const r = this.ledger.allocateNode({ name, uid: node.metadata.uid, labels: node.metadata.labels ?? {} });
       this.#waiting.delete(name);
       this.#woken.delete(name);
       return { podCIDRs: r.podCIDRs, pool: r.pool };
@@ -173,6 +180,3 @@ export class RangeAllocator extends CIDRAllocatorLoop implements PodCIDRClaims {
   }
 }
 
-function sameList(a: readonly string[] | undefined, b: readonly string[]): boolean {
-  return a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
-}

@@ -37,7 +37,7 @@ describe('RangeAllocator', () => {
     const { store, controller, relists } = setup('10.0.0.0/22', { serviceRange: '10.0.0.0/24' });
     store.put(makeNode({ name: 'old', tainted: false, podCIDRs: ['10.0.1.0/24'] }));
     store.put(makeNode({ name: 'new', tainted: false }));
-    expect(controller.claim({ name: 'x', labels: {} })).toEqual({ kind: 'notReady' });
+    expect(controller.claim({ name: 'x', uid: undefined, labels: {} })).toEqual({ kind: 'notReady' });
     await controller.start();
     expect(relists()).toBe(1);
     await eventually(() => nodePodCIDRs(store.nodes.get('new')!).length > 0);
@@ -74,9 +74,9 @@ describe('RangeAllocator', () => {
   it('claims are idempotent per node name and come from the same allocator', async () => {
     const { store, controller } = setup('10.0.0.0/22');
     await controller.start();
-    const a = controller.claim({ name: 'a', labels: {} });
+    const a = controller.claim({ name: 'a', uid: 'uid-a', labels: {} });
     expect(a).toMatchObject({ kind: 'claimed', podCIDRs: ['10.0.0.0/24'] });
-    expect(controller.claim({ name: 'a', labels: {} })).toEqual(a);
+    expect(controller.claim({ name: 'a', uid: 'uid-a', labels: {} })).toEqual(a);
     // The IPAM loop's own allocation for another node never reuses a claimed block.
     store.put(makeNode({ name: 'b', tainted: false }));
     await eventually(() => nodePodCIDRs(store.nodes.get('b')!).length > 0);
@@ -131,15 +131,15 @@ describe('RangeAllocator', () => {
     store.put(makeNode({ name: 'a', tainted: false }));
     await eventually(() => nodePodCIDRs(store.nodes.get('a')!).length > 0);
     // The cloud node controller claimed for "ghost", whose watch delete came before the claim.
-    const ghost = controller.claim({ name: 'ghost', labels: {} });
+    const ghost = controller.claim({ name: 'ghost', uid: 'uid-ghost', labels: {} });
     expect(ghost).toMatchObject({ kind: 'claimed' });
     store.put(makeNode({ name: 'w', tainted: false }));
     await eventually(() => controller.waitingNodes().includes('w'), { timeoutMs: 5000, what: 'w waits' });
-    controller.release('ghost');
+    controller.release('ghost', 'uid-ghost');
     expect(controller.ledger.nodeAllocation('ghost')).toBeUndefined();
     await eventually(() => nodePodCIDRs(store.nodes.get('w')!).length > 0, { timeoutMs: 5000, what: 'w gets the block at once' });
     expect(store.nodes.get('w')!.spec?.podCIDRs).toEqual(ghost.kind === 'claimed' ? ghost.podCIDRs : []);
-    controller.release('a');
+    controller.release('a', store.nodes.get('a')!.metadata.uid);
     expect(controller.ledger.nodeAllocation('a')?.podCIDRs).toEqual(store.nodes.get('a')!.spec?.podCIDRs);
   });
 
