@@ -101,16 +101,19 @@ export class CloudNodeController {
   #resyncRunning: Promise<void> | undefined;
   #stopped = false;
   /**
-   * Nodes this controller untainted whose untainted version the watch has not delivered yet: a
-   * tainted copy still in the cache is stale and must not trigger a second write.
+   * Nodes this controller untainted whose untainted version the watch has not delivered yet (by
+   * name, with the UID of the node untainted): a tainted copy of that very node still in the
+   * cache is stale and must not trigger a second write; a tainted node of that name with another
+   * UID is a new node, initialised as any other.
    */
-  readonly #awaitingWatch = new Set<string>();
+  readonly #awaitingWatch = new Map<string, string | undefined>();
   /**
    * Nodes whose initialising write had an unknown outcome that could not be read back (the API
-   * server unreachable), with the providerID that write set or kept. The node is retried; if it
-   * is then found initialised with that providerID, the write did land: its Synced event, once.
+   * server unreachable), with the node's UID and the providerID that write set or kept. The node
+   * is retried; if that very node is then found initialised with that providerID, the write did
+   * land: its Synced event, once.
    */
-  readonly #unconfirmed = new Map<string, string | undefined>();
+  readonly #unconfirmed = new Map<string, { uid: string | undefined; providerID: string | undefined }>();
   readonly #abort = new AbortController();
 
   /** The gate, the exclusion and the provider's family hint, as every address decision takes them. */
@@ -146,8 +149,10 @@ export class CloudNodeController {
       add: (node) => this.#maybeEnqueue(node),
       update: (_old, node) => this.#maybeEnqueue(node),
       delete: (node) => {
-        this.#awaitingWatch.delete(node.metadata.name);
-        this.#unconfirmed.delete(node.metadata.name);
+        const name = node.metadata.name;
+        // A late delete of an earlier node of the name leaves the memory of the current one alone.
+        if (this.#awaitingWatch.get(name) === node.metadata.uid) this.#awaitingWatch.delete(name);
+        if (this.#unconfirmed.get(name)?.uid === node.metadata.uid) this.#unconfirmed.delete(name);
       },
     });
     this.#pool = runBatchWorkers(this.queue, this.#o.workers, this.#o.maxBatch, (names) => this.#syncBatch(names), { logger: this.#log, gatherMs: this.#o.gatherMs ?? 0, gatherMaxMs: this.#o.gatherMaxMs ?? 0 });
@@ -166,8 +171,8 @@ export class CloudNodeController {
 
   #maybeEnqueue(node: NodeObject): void {
     const tainted = hasUninitializedTaint(node);
-    if (!tainted) this.#awaitingWatch.delete(node.metadata.name);
-    else if (this.#awaitingWatch.has(node.metadata.name)) return;
+    if (!tainted || !this.#awaitsWatch(node)) this.#awaitingWatch.delete(node.metadata.name);
+    else return;
     if (tainted || Object.keys(betaToGALabelUpdates(node)).length > 0) this.queue.add(node.metadata.name);
   }
 
@@ -181,7 +186,7 @@ export class CloudNodeController {
       const node = this.#o.nodes.get(name);
       if (!node) continue;
       if (hasUninitializedTaint(node)) {
-        if (!this.#awaitingWatch.has(name)) tainted.push(node);
+        if (!this.#awaitsWatch(node)) tainted.push(node);
         continue;
       }
       this.#confirmLanded(node);
@@ -282,9 +287,9 @@ export class CloudNodeController {
         const conflict = isConflict(error) || isInvalid(error);
         this.#metrics?.nodeWrites.inc({ kind: step.kind === 'addresses' ? 'status' : 'initialize', result: conflict ? 'conflict' : 'error' });
         const unknown = writeOutcome(error) === 'unknown';
-        if (isNotFound(error)) return this.#gone(name);
+        if (isNotFound(error)) return this.#gone(current);
         if (!(conflict || unknown) || attempt >= this.#o.conflictRetries) {
-          if (unknown && step.kind === 'initialize') this.#unconfirmed.set(name, step.providerID);
+          if (unknown && step.kind === 'initialize') this.#unconfirmed.set(name, { uid: current.metadata.uid, providerID: step.providerID });
           this.#o.events.emit(current, 'Warning', EventReason.UpdateFailed, `failed to initialise node: ${(error as Error).message}`);
           return { ok: false, error };
         }
@@ -293,23 +298,23 @@ export class CloudNodeController {
         try {
           latest = await this.#o.writer.get(name);
         } catch (readError) {
-          if (isNotFound(readError)) return this.#gone(name);
-          if (unknown && step.kind === 'initialize') this.#unconfirmed.set(name, step.providerID);
+          if (isNotFound(readError)) return this.#gone(current);
+          if (unknown && step.kind === 'initialize') this.#unconfirmed.set(name, { uid: current.metadata.uid, providerID: step.providerID });
           this.#o.events.emit(current, 'Warning', EventReason.UpdateFailed, `failed to initialise node: ${(error as Error).message}`);
           return { ok: false, error: readError };
         }
         if (!hasUninitializedTaint(latest)) {
           // Initialised meanwhile: by a write of ours whose outcome was unknown (this one or an
           // earlier one) when it carries the providerID that write set, else by someone else.
-          if (unknown && step.kind === 'initialize') this.#unconfirmed.set(name, step.providerID);
-          this.#markAwaitingWatch(name);
+          if (unknown && step.kind === 'initialize') this.#unconfirmed.set(name, { uid: current.metadata.uid, providerID: step.providerID });
+          this.#markAwaitingWatch(latest);
           this.#confirmLanded(latest, step.kind === 'initialize' ? step.rejectedLabels : []);
           return { ok: true };
         }
         current = latest;
         continue;
       }
-      this.#markAwaitingWatch(name);
+      this.#markAwaitingWatch(current);
       this.#synced(current, step);
       return { ok: true };
     }
@@ -321,14 +326,14 @@ export class CloudNodeController {
     const decision = decideInitialization(node, metadata, this.#addressPolicy);
     if (decision.kind === 'blocked') return decision;
     // Guarded too: the addresses were chosen by the annotation of this very version.
-    if (decision.addresses) return { kind: 'addresses', patch: addressesPatch(decision.addresses, node.metadata.resourceVersion) };
+    if (decision.addresses) return { kind: 'addresses', patch: addressesPatch(decision.addresses, { uid: node.metadata.uid, resourceVersion: node.metadata.resourceVersion }) };
     for (const s of decision.skippedLabels) this.#log.info({ node: name, label: s.key, reason: s.reason }, 'cloud label not applied');
     // Pod CIDRs against the labels the node will have after this write, claimed again on each
     // attempt: a repeated claim returns the same blocks.
     let podCIDRs: string[] | undefined;
     let pool: string | undefined;
     if (this.#o.claims && nodePodCIDRs(node).length === 0) {
-      const claim = this.#o.claims.claim({ name, labels: decision.labelsAfter });
+      const claim = this.#o.claims.claim({ name, uid: node.metadata.uid, labels: decision.labelsAfter });
       if (claim.kind === 'notReady') return { kind: 'waitForAllocator' };
       if (claim.kind === 'claimed') {
         podCIDRs = claim.podCIDRs;
@@ -340,8 +345,8 @@ export class CloudNodeController {
   }
 
   /** The node was deleted meanwhile: blocks claimed for it would otherwise stay reserved. */
-  #gone(name: string): SyncOutcome {
-    this.#o.claims?.release?.(name);
+  #gone(node: NodeObject): SyncOutcome {
+    this.#o.claims?.release?.(node.metadata.name, node.metadata.uid);
     return { ok: true };
   }
 
@@ -364,17 +369,26 @@ export class CloudNodeController {
    */
   #confirmLanded(node: NodeObject, rejectedLabels: readonly RejectedLabel[] = []): void {
     const name = node.metadata.name;
-    if (!this.#unconfirmed.has(name)) return;
-    const providerID = this.#unconfirmed.get(name);
+    const unconfirmed = this.#unconfirmed.get(name);
+    if (!unconfirmed) return;
     this.#unconfirmed.delete(name);
+    // Another node of that name: the write was for one that is gone.
+    if (unconfirmed.uid !== node.metadata.uid) return;
+    const providerID = unconfirmed.providerID;
     if (providerID !== undefined && node.spec?.providerID !== providerID) return;
     this.#synced(node, { providerID, rejectedLabels });
   }
 
-  #markAwaitingWatch(name: string): void {
+  #markAwaitingWatch(untainted: NodeObject): void {
     // The watch may have delivered the untainted node before the write's response arrived.
+    const name = untainted.metadata.name;
     const cached = this.#o.nodes.get(name);
-    if (cached && hasUninitializedTaint(cached)) this.#awaitingWatch.add(name);
+    if (cached && cached.metadata.uid === untainted.metadata.uid && hasUninitializedTaint(cached)) this.#awaitingWatch.set(name, cached.metadata.uid);
+  }
+
+  /** This very node (its UID) was untainted by this controller, and the watch has not shown it yet. */
+  #awaitsWatch(node: NodeObject): boolean {
+    return this.#awaitingWatch.has(node.metadata.name) && this.#awaitingWatch.get(node.metadata.name) === node.metadata.uid;
   }
 
   #recordInitialized(node: NodeObject): void {
@@ -431,7 +445,7 @@ export class CloudNodeController {
           warnings.add(decision.reason, { node: name, message: decision.message });
         } else if (decision.kind === 'replace') {
           try {
-            await this.#o.writer.patchStatus(name, addressesPatch(decision.addresses));
+            await this.#o.writer.patchStatus(name, addressesPatch(decision.addresses, { uid: node.metadata.uid }));
             this.#metrics?.nodeWrites.inc({ kind: 'status', result: 'success' });
             stats.updated++;
           } catch (err) {

@@ -3,7 +3,7 @@
 // controller turns a decision into at most two API writes and one event.
 import type { InstanceMetadata } from '../../../providers/types.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../../model/node.js';
-import { decideNodeAddresses, goQuote, type NodeAddressInputs, type NodeAddressPhase } from '../../nodeip/index.js';
+import { decideNodeAddresses, goQuote, sameHostIPs, type NodeAddressInputs, type NodeAddressPhase } from '../../nodeip/index.js';
 import type { NodeAddress } from '../../model/node-address.js';
 import {
   LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA, LABEL_REGION, LABEL_REGION_BETA, LABEL_ZONE, LABEL_ZONE_BETA,
@@ -75,10 +75,17 @@ function addressDecision(
     case 'invalid':
       return { kind: 'invalid', annotation: decision.annotation, message: invalidNodeIPMessage(decision.annotation, decision.error, decision.hint) };
     case 'ok': {
-      // Initialising writes the list in its KEP-3705 order; a refresh rewrites it only when the
-      // addresses themselves changed, so a cloud's reordering never flips the node's primary IP.
-      const same = phase === 'initialize' ? sameAddresses : sameAddressSet;
-      return { kind: 'ok', addresses: decision.addresses, changed: !same(node.status?.addresses, decision.addresses) };
+      // Initialising writes the list in its KEP-3705 order. A refresh rewrites it when the node
+      // would otherwise not have exactly the decided addresses, or not the decided list's host IPs
+      // (primary and secondary, as Kubernetes reads them): an annotation that now orders the
+      // families differently moves the primary IP. Any other reordering changes nothing a
+      // consumer reads, and is not written. A cloud that shuffles its list is the adapter's to
+      // order stably (AWS: device index), not this check's to hide.
+      const current = node.status?.addresses ?? [];
+      const changed = phase === 'initialize'
+        ? !sameAddresses(current, decision.addresses)
+        : !sameAddressSet(current, decision.addresses) || !sameHostIPs(current, decision.addresses);
+      return { kind: 'ok', addresses: decision.addresses, changed };
     }
   }
 }
@@ -213,30 +220,47 @@ export function decideAddressRefresh(node: NodeObject, metadata: InstanceMetadat
   }
 }
 
+/** The metadata that makes a write land on one node only, or on nothing. */
+export interface WriteGuard {
+  /**
+   * The node the write was planned for: a node created again under its name refuses it (422:
+   * metadata.uid is immutable), so what was decided for one node never lands on another.
+   */
+  uid?: string;
+  /** The node as read: any change since refuses the write (409). */
+  resourceVersion?: string;
+}
+
 /**
- * JSON merge patch for node/status that replaces the whole address list. With a resourceVersion
- * the write applies only to the node it was planned from (the annotation it read still holds).
+ * JSON merge patch for node/status that replaces the whole address list, for the node `guard.uid`
+ * only. With a resourceVersion the write applies only to the node as it was read (the annotation
+ * it read still holds).
  */
-export function addressesPatch(addresses: readonly NodeAddress[], resourceVersion?: string): { metadata?: { resourceVersion: string }; status: { addresses: NodeAddress[] } } {
-  const body = { status: { addresses: addresses.map((a) => ({ type: a.type, address: a.address })) } };
-  return resourceVersion ? { metadata: { resourceVersion }, ...body } : body;
+export function addressesPatch(addresses: readonly NodeAddress[], guard: WriteGuard): { metadata?: WriteGuard; status: { addresses: NodeAddress[] } } {
+  const metadata: WriteGuard = {};
+  if (guard.uid !== undefined) metadata.uid = guard.uid;
+  if (guard.resourceVersion !== undefined) metadata.resourceVersion = guard.resourceVersion;
+  const status = { addresses: addresses.map((a) => ({ type: a.type, address: a.address })) };
+  return Object.keys(metadata).length > 0 ? { metadata, status } : { status };
 }
 
 export interface MetaSpecPatch {
-  metadata: { resourceVersion: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: { uid?: string; resourceVersion: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   spec: { taints: Taint[] | null; providerID?: string; podCIDR?: string; podCIDRs?: string[] };
 }
 
 /**
  * The single JSON merge patch of metadata and spec that finishes initialisation. It carries the
  * node's resourceVersion, so the API server refuses it (409) if the node changed since it was read:
- * the taint list is replaced as a whole, and that must never drop a taint added meanwhile.
+ * the taint list is replaced as a whole, and that must never drop a taint added meanwhile. It
+ * carries the node's UID too: the pod CIDRs in it were claimed for this node, and must never land
+ * on another node created under its name (422).
  */
 export function initializationPatch(node: NodeObject, write: InitWrite, podCIDRs?: readonly string[], pool?: string): MetaSpecPatch {
   const resourceVersion = node.metadata.resourceVersion;
   if (!resourceVersion) throw new Error(`node ${node.metadata.name}: metadata.resourceVersion is empty; cannot guard the write`);
   const patch: MetaSpecPatch = {
-    metadata: { resourceVersion },
+    metadata: node.metadata.uid !== undefined ? { uid: node.metadata.uid, resourceVersion } : { resourceVersion },
     spec: { taints: write.taints.length > 0 ? write.taints.map((t) => ({ ...t })) : null },
   };
   if (Object.keys(write.labels).length > 0) patch.metadata.labels = { ...write.labels };

@@ -122,7 +122,8 @@ describe('decideInitialization: addresses', () => {
   it('the replacement removes a second InternalIP the node had before', () => {
     const node = makeNode({ nodeIP: '1.2.3.4', addresses: [ip('1.2.3.4'), ip('5.6.7.8')] });
     const plan = decideInitialization(node, makeMetadata({ addresses: KEP_IPV4_ONLY }), { allowDualStack: true }) as InitWrite;
-    expect(addressesPatch(plan.addresses!)).toEqual({ status: { addresses: [ip('1.2.3.4')] } });
+    expect(addressesPatch(plan.addresses!, {})).toEqual({ status: { addresses: [ip('1.2.3.4')] } });
+    expect(addressesPatch(plan.addresses!, { uid: 'u-1', resourceVersion: '7' })).toEqual({ metadata: { uid: 'u-1', resourceVersion: '7' }, status: { addresses: [ip('1.2.3.4')] } });
   });
 });
 
