@@ -3,7 +3,7 @@
 # test/controlplane (versions pinned by its go.sum), run on loopback with TLS and client
 # certificates, --authorization-mode=Node,RBAC and the default admission plugins.
 #
-#   scripts/controlplane.sh build            build (once per go.mod/go.sum/sources) and print the binary's path
+#   scripts/controlplane.sh build [oracle]   build (once per go.mod/go.sum/sources) and print the server's (or the oracle's) path
 #   scripts/controlplane.sh start DIR [-- F] start in the background with state in DIR; print the admin kubeconfig's path
 #   scripts/controlplane.sh stop DIR         stop it (SIGTERM; etcd and the API server close cleanly)
 #
@@ -25,24 +25,29 @@ cache_key() {
   (cd "$module" && cat go.mod go.sum $(find . -name '*.go' | LC_ALL=C sort)) | sha256sum | cut -c1-16
 }
 
-binary_path() {
-  echo "${XDG_CACHE_HOME:-$HOME/.cache}/node-address-ccm/controlplane/$(cache_key)/controlplane"
+cache_dir() {
+  echo "${XDG_CACHE_HOME:-$HOME/.cache}/node-address-ccm/controlplane/$(cache_key)"
 }
 
+# Builds every command of the module (controlplane: the server; oracle: upstream's node-address
+# functions for the differential tests) into the cache folder, once; prints the path of `$1`.
 build() {
   need_go
-  local bin
-  bin="$(binary_path)"
-  if [ -x "$bin" ]; then
-    echo "$bin"
-    return
+  local dir name="${1:-controlplane}"
+  dir="$(cache_dir)"
+  if [ ! -x "$dir/$name" ]; then
+    echo "controlplane: building kube-apiserver, etcd and the oracle from test/controlplane (first time: a few minutes)" >&2
+    local tmp="$dir.tmp.$$"
+    rm -rf "$tmp"
+    mkdir -p "$tmp"
+    # -mod=readonly: the build uses go.sum as committed and never rewrites it.
+    (cd "$module" && go build -mod=readonly -trimpath -o "$tmp/" ./cmd/...)
+    mkdir -p "$(dirname "$dir")"
+    # Another build may have finished first: either copy is the same build.
+    mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
   fi
-  mkdir -p "$(dirname "$bin")"
-  echo "controlplane: building kube-apiserver and etcd from test/controlplane (first time: a few minutes)" >&2
-  # -mod=readonly: the build uses go.sum as committed and never rewrites it.
-  (cd "$module" && go build -mod=readonly -trimpath -o "$bin.tmp" ./cmd/controlplane)
-  mv "$bin.tmp" "$bin"
-  echo "$bin"
+  [ -x "$dir/$name" ] || { echo "controlplane: no command $name in test/controlplane/cmd" >&2; exit 2; }
+  echo "$dir/$name"
 }
 
 start() {
@@ -94,7 +99,7 @@ stop() {
 }
 
 case "${1:-}" in
-  build) build ;;
+  build) build "${2:-controlplane}" ;;
   start) [ $# -ge 2 ] || { echo "usage: $0 start DIR [-- kube-apiserver flags]" >&2; exit 2; }; shift; start "$@" ;;
   stop) [ $# -eq 2 ] || { echo "usage: $0 stop DIR" >&2; exit 2; }; stop "$2" ;;
   *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;

@@ -97,9 +97,9 @@ export function sameAddresses(a: readonly NodeAddress[] | undefined, b: readonly
 }
 
 /**
- * The same addresses, each as often, in any order. The address refresh writes only when this is
- * false: a cloud that lists the same addresses in another order must not flip a node's primary
- * IP (the first of its family, which `kubectl logs` and `exec` connect to).
+ * The same addresses, each as often, in any order. With the same host IPs (src/nodeip/stack.ts),
+ * what the address refresh leaves unwritten: a reordering that changes neither is invisible to
+ * every consumer of the list.
  */
 export function sameAddressSet(a: readonly NodeAddress[] | undefined, b: readonly NodeAddress[] | undefined): boolean {
   const x = a ?? [];

@@ -30,7 +30,7 @@ export interface ControlPlaneOptions {
   serviceCIDR?: string;
 }
 
-let built: string | undefined;
+const built = new Map<string, string>();
 let unavailable: string | undefined;
 
 function hasGo(): boolean {
@@ -47,7 +47,7 @@ function hasGo(): boolean {
  * prints; with CI set, a missing Go is a failure, not a skip (CI machines have it).
  */
 export function controlPlaneUnavailable(): string | undefined {
-  if (built !== undefined) return undefined;
+  if (built.size > 0) return undefined;
   if (unavailable !== undefined) return unavailable;
   if (!hasGo()) {
     unavailable = 'real kube-apiserver tier skipped: Go is not on PATH (install Go 1.25+; then `npm run test:kube`)';
@@ -56,13 +56,18 @@ export function controlPlaneUnavailable(): string | undefined {
   return unavailable;
 }
 
-/** Builds (or finds in the cache) the control plane binary; its path. Minutes the first time. */
-export function buildControlPlane(): string {
-  if (built) return built;
+/**
+ * Builds (or finds in the cache) a command of test/controlplane: `controlplane` (the server) or
+ * `oracle` (upstream's node-address functions); its path. Minutes the first time.
+ */
+export function buildControlPlane(command: 'controlplane' | 'oracle' = 'controlplane'): string {
+  const known = built.get(command);
+  if (known) return known;
   const why = controlPlaneUnavailable();
   if (why) throw new Error(why);
-  built = execFileSync('bash', [path.join(repoRoot, 'scripts/controlplane.sh'), 'build'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 20 * 60_000 }).trim();
-  return built;
+  const bin = execFileSync('bash', [path.join(repoRoot, 'scripts/controlplane.sh'), 'build', command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 20 * 60_000 }).trim();
+  built.set(command, bin);
+  return bin;
 }
 
 /** Starts a control plane in a fresh state folder; resolves once /readyz answered 200. */

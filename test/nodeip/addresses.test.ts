@@ -193,7 +193,9 @@ describe('describeStack', () => {
     [[ext('fd00::1')], 'single-stack IPv6'],
     [[int('::ffff:10.0.0.1')], 'single-stack IPv4'],
     [[int('10.0.0.1'), int('fd00::1')], 'dual-stack IPv4-primary'],
-    [[ext('fd00::1'), int('10.0.0.1')], 'dual-stack IPv6-primary'],
+    // Every InternalIP before every ExternalIP, whatever the order (GetNodeHostIPs).
+    [[ext('fd00::1'), int('10.0.0.1')], 'dual-stack IPv4-primary'],
+    [[ext('10.0.0.9'), int('fd00::1'), ext('fd00::9')], 'dual-stack IPv6-primary'],
     [[host('node-a'), int('fd00::1'), int('10.0.0.1'), int('fd00::2')], 'dual-stack IPv6-primary'],
   ])('%j is %s', (addresses, stack) => {
     expect(describeStack(addresses)).toBe(stack);

@@ -1,0 +1,47 @@
+// Upstream's own node-address code as a test oracle (test/controlplane/cmd/oracle): the release
+// of k8s.io/cloud-provider, k8s.io/component-helpers and k8s.io/kubernetes that go.sum pins, asked
+// over stdin/stdout one JSON line per question. For differential properties: "what does
+// Kubernetes do with these inputs", answered by Kubernetes' code, not by a transcription of it.
+// Skipped like the real-server tier when Go is missing (controlPlaneUnavailable()).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { NodeAddress } from '../../src/model/node-address.js';
+import { buildControlPlane } from './controlplane.js';
+
+export type OracleRequest =
+  | { op: 'refresh'; node: { metadata: { name: string; annotations?: Record<string, string> }; spec?: { providerID?: string }; status: { addresses: NodeAddress[] } }; cloud: NodeAddress[] }
+  | { op: 'hostIPs'; addresses: NodeAddress[] }
+  | { op: 'fromNodeIP'; annotation: string; cloud: NodeAddress[] }
+  | { op: 'parseAnnotation'; annotation: string };
+
+export interface OracleAnswer {
+  addresses?: NodeAddress[];
+  patched?: boolean;
+  ips?: string[];
+  error?: string;
+}
+
+export interface Oracle {
+  /** Asks every question; the answers in the same order. */
+  ask(requests: readonly OracleRequest[]): Promise<OracleAnswer[]>;
+  stop(): Promise<void>;
+}
+
+export function startOracle(): Oracle {
+  const child: ChildProcess = spawn(buildControlPlane('oracle'), [], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const lines = createInterface({ input: child.stdout! });
+  const waiting: ((line: string) => void)[] = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  return {
+    ask: (requests) => {
+      const answers = requests.map(() => new Promise<OracleAnswer>((resolve) => waiting.push((line) => resolve(JSON.parse(line) as OracleAnswer))));
+      child.stdin!.write(requests.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      return Promise.all(answers);
+    },
+    stop: async () => {
+      child.stdin!.end();
+      await exited;
+    },
+  };
+}
