@@ -14,36 +14,79 @@ export interface Address {
 /** One node of the chaos pool: what the cloud reports for it, and the annotations it may get. */
 export interface PoolNode {
   name: string;
-  /** Cloud addresses, in the cloud's order: two InternalIPs and one ExternalIP. */
+  /**
+   * Cloud addresses, in the cloud's order: an IPv6 InternalIP listed first, an IPv4 InternalIP
+   * and an ExternalIP. Listed IPv6 first, so a node without the annotation is IPv6-primary, and a
+   * dual-stack annotation in either order is a reordering of the same addresses (issue 36).
+   */
   cloud: Address[];
+  /** The node's IPv4 and IPv6 InternalIPs. */
+  v4: string;
+  v6: string;
   /** A host IP the cloud does not report: the annotation that cannot be satisfied. */
   foreignIP: string;
 }
 
 export function poolNode(i: number): PoolNode {
   const name = `chaos-${String(i).padStart(3, '0')}`;
+  const v4 = `10.1.${i}.1`;
+  const v6 = `fd00:1::${(i + 1).toString(16)}`;
   return {
     name,
     cloud: [
-      { type: 'InternalIP', address: `10.1.${i}.1` },
-      { type: 'InternalIP', address: `10.1.${i}.2` },
+      { type: 'InternalIP', address: v6 },
+      { type: 'InternalIP', address: v4 },
       { type: 'ExternalIP', address: `198.51.100.${i}` },
     ],
+    v4,
+    v6,
     foreignIP: `10.9.${i}.9`,
   };
 }
 
+/** The provided-node-ip values the harness gives a pool node (undefined: no annotation). */
+export function annotationChoices(n: PoolNode): (string | undefined)[] {
+  return [undefined, n.v4, n.v6, `${n.v4},${n.v6}`, `${n.v6},${n.v4}`, n.foreignIP];
+}
+
 /**
- * status.addresses once initialised, or undefined when the annotation cannot be satisfied:
- * no annotation keeps the cloud's list; one IP goes first and drops the other InternalIP; the
- * kubelet's Hostname is added since the cloud reports none.
+ * status.addresses once initialised, or undefined when the annotation cannot be satisfied,
+ * written out from KEP-3705's rules: no annotation keeps the cloud's list; otherwise the cloud's
+ * addresses equal to each node IP come first, in the annotation's order, then the cloud's
+ * addresses of every type no node IP matched (the ExternalIP); the kubelet's Hostname is added
+ * last since the cloud reports none.
  */
 export function expectedAddresses(n: PoolNode, annotation: string | undefined): Address[] | undefined {
   const host = { type: 'Hostname', address: n.name };
   if (annotation === undefined) return [...n.cloud, host];
-  const chosen = n.cloud.find((a) => a.address === annotation && a.type === 'InternalIP');
-  if (!chosen) return undefined;
-  return [chosen, ...n.cloud.filter((a) => a.type !== 'InternalIP'), host];
+  const matched: Address[] = [];
+  for (const ip of annotation.split(',')) {
+    const hit = n.cloud.find((a) => a.address === ip);
+    if (!hit) return undefined;
+    matched.push(hit);
+  }
+  const claimed = new Set(matched.map((a) => a.type));
+  return [...matched, ...n.cloud.filter((a) => !claimed.has(a.type)), host];
+}
+
+/**
+ * The node's host IPs as Kubernetes reads them from status.addresses (GetNodeHostIPs in
+ * k8s.io/kubernetes pkg/util/node): the InternalIPs, then the ExternalIPs; the first of those,
+ * and the first after it of the other family. What kubelet, kube-proxy and `kubectl logs/exec`
+ * take as the node's IPs, so a node whose list reorders its InternalIPs changed its primary IP.
+ */
+export function hostIPs(addresses: readonly Address[]): string[] {
+  const ips = [...addresses.filter((a) => a.type === 'InternalIP'), ...addresses.filter((a) => a.type === 'ExternalIP')].map((a) => a.address);
+  if (ips.length === 0) return [];
+  const v6 = (ip: string): boolean => ip.includes(':');
+  const other = ips.find((ip) => v6(ip) !== v6(ips[0]));
+  return other === undefined ? [ips[0]] : [ips[0], other];
+}
+
+/** The same addresses, each as often, whatever their order. */
+function sameAddressSet(a: readonly Address[], b: readonly Address[]): boolean {
+  const key = (l: readonly Address[]): string => l.map((x) => `${x.type} ${x.address}`).sort().join('|');
+  return key(a) === key(b);
 }
 
 export interface StoredNode {
@@ -79,8 +122,12 @@ export function nodeProblems(nodes: StoredNode[], pool: Map<string, PoolNode>, r
       if (!tainted) out.push(`${name}: untainted although its annotation ${annotation} is not an address of the cloud`);
     } else {
       if (tainted) out.push(`${name}: still tainted (annotation ${annotation ?? 'none'})`);
-      const got = JSON.stringify(n.status?.addresses ?? []);
-      if (!tainted && got !== JSON.stringify(want)) out.push(`${name}: addresses ${got}, want ${JSON.stringify(want)} (annotation ${annotation ?? 'none'})`);
+      // Issue 36's invariant: exactly the decided addresses, and the same host IPs as the decided
+      // list; a reordering that changes neither may be left unwritten.
+      const got = n.status?.addresses ?? [];
+      if (!tainted && !(sameAddressSet(got, want) && JSON.stringify(hostIPs(got)) === JSON.stringify(hostIPs(want)))) {
+        out.push(`${name}: addresses ${JSON.stringify(got)} (host IPs ${hostIPs(got).join(',')}), want ${JSON.stringify(want)} (host IPs ${hostIPs(want).join(',')}) (annotation ${annotation ?? 'none'})`);
+      }
       if (!tainted && cidrs.length !== 1) out.push(`${name}: initialised with pod CIDRs ${JSON.stringify(cidrs)}, want one`);
     }
     for (const text of cidrs) {

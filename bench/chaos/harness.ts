@@ -14,12 +14,12 @@ import { startApiServerDouble, type ApiServerDouble } from '../../src/double/ind
 import type { FaultPlan, FaultSpec, Verb } from '../../src/double/faults.js';
 import { registrationNode } from '../../src/simulation/kubelet/node.js';
 import { seededRandom } from '../../src/util/random.js';
-import { NODE_IP_ANNOTATION, UNINITIALIZED, nodeProblems, poolNode, slowExits, unfencedWrites, type PoolNode, type Ranges, type StoredNode, type WriteRecord } from './checks.js';
-import { startReplica, type Replica } from './replicas.js';
+import { NODE_IP_ANNOTATION, UNINITIALIZED, annotationChoices, nodeProblems, poolNode, slowExits, unfencedWrites, type PoolNode, type Ranges, type StoredNode, type WriteRecord } from './checks.js';
+import { slotMode, startReplica, type Replica } from './replicas.js';
 
-export const ACTIONS = ['kill-leader', 'cut-followers-kill', 'freeze-idle', 'freeze-burst', 'freeze-startup-outage', 'blackout', 'flaky-api', 'churn'] as const;
+export const ACTIONS = ['kill-leader', 'cut-followers-kill', 'recreate-during-gap', 'freeze-idle', 'freeze-burst', 'freeze-startup-outage', 'blackout', 'flaky-api', 'churn'] as const;
 export type Action = (typeof ACTIONS)[number];
-const WEIGHTS: Record<Action, number> = { 'kill-leader': 12, 'cut-followers-kill': 8, 'freeze-idle': 10, 'freeze-burst': 10, 'freeze-startup-outage': 8, blackout: 10, 'flaky-api': 15, churn: 30 };
+const WEIGHTS: Record<Action, number> = { 'kill-leader': 12, 'cut-followers-kill': 8, 'recreate-during-gap': 8, 'freeze-idle': 10, 'freeze-burst': 10, 'freeze-startup-outage': 8, blackout: 10, 'flaky-api': 15, churn: 30 };
 
 export interface ChaosOptions {
   seed: number;
@@ -233,11 +233,10 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
 
   // ---- nodes
   const present = (): string[] => (api.store.list('nodes') as unknown as StoredNode[]).map((n) => n.metadata.name);
-  const createNode = (name: string): void => {
+  const createNode = (name: string, satisfiable = false): void => {
     const p = pool.get(name)!;
-    const choice = rand();
-    const nodeIP = choice < 0.4 ? undefined : choice < 0.6 ? p.cloud[0].address : choice < 0.8 ? p.cloud[1].address : p.foreignIP;
-    const { node } = registrationNode({ name, nodeIP, cloudProviderExternal: true, hostIPs: [p.cloud[0].address, p.cloud[1].address, p.foreignIP] });
+    const nodeIP = pick(annotationChoices(p).filter((a) => !satisfiable || a !== p.foreignIP));
+    const { node } = registrationNode({ name, nodeIP, cloudProviderExternal: true, hostIPs: [p.v4, p.v6, p.foreignIP] });
     api.store.create('nodes', node);
     figures.nodesCreated++;
   };
@@ -246,12 +245,16 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     for (let i = 0; i < k && free.length > 0; i++) createNode(free.splice(Math.floor(rand() * free.length), 1)[0]);
   };
   const reannotate = (name: string): void => {
-    // Only to an address the cloud reports: a node never goes from satisfiable to not.
+    // Only to a value the cloud satisfies, or away: a node never goes from satisfiable to not. The
+    // dual-stack values in either order and the removal are the reorderings issue 36 is about.
     const p = pool.get(name)!;
     const node = api.store.get('nodes', name) as unknown as StoredNode;
     const current = node.metadata.annotations?.[NODE_IP_ANNOTATION];
-    const next = current === p.cloud[0].address ? p.cloud[1].address : p.cloud[0].address;
-    api.store.update('nodes', { ...node, metadata: { ...node.metadata, annotations: { ...(node.metadata.annotations ?? {}), [NODE_IP_ANNOTATION]: next } } });
+    const next = pick(annotationChoices(p).filter((a) => a !== current && a !== p.foreignIP));
+    const annotations = { ...(node.metadata.annotations ?? {}) };
+    if (next === undefined) delete annotations[NODE_IP_ANNOTATION];
+    else annotations[NODE_IP_ANNOTATION] = next;
+    api.store.update('nodes', { ...node, metadata: { ...node.metadata, annotations } });
     figures.reannotated++;
   };
 
@@ -315,6 +318,41 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       await sleep(LEASE_MS + between(500, 2000));
       for (const c of cuts) c.remove();
       await sleep(1500);
+    },
+    'recreate-during-gap': async () => {
+      // Issue 36: while the followers' watches are down (and their history expires, so they
+      // relist), an initialised node is deleted and recreated under its name, and another node
+      // joins already holding the deleted one's blocks. The leader is frozen meanwhile, so the
+      // recreated node is still tainted when a warm follower takes over; the cold replica is frozen
+      // too, so that a warm one does. A follower that read its relist by name kept the old node's
+      // blocks, and handed them to the new one: two Nodes with one block.
+      const r = await waitLeader();
+      if (!r) return;
+      const victim = (api.store.list('nodes') as unknown as StoredNode[]).find((n) => (n.spec?.podCIDRs ?? []).length > 0 && !(n.spec?.taints ?? []).some((t) => t.key === UNINITIALIZED));
+      const joiner = [...pool.keys()].find((n) => !present().includes(n));
+      if (!victim || !joiner) return;
+      const followers = live().filter((x) => x !== r);
+      const cuts = followers.map((f) => api.faults.inject({ user: `replica-${f.slot}`, verb: 'watch', status: 503 }));
+      api.closeWatches();
+      figures.watchCuts++;
+      freeze(r);
+      const cold = followers.filter((f) => slotMode(f.slot).name.startsWith('cold'));
+      for (const f of cold) freeze(f);
+      const blocks = victim.spec!.podCIDRs!;
+      api.store.delete('nodes', victim.metadata.name);
+      figures.nodesDeleted++;
+      createNode(victim.metadata.name, true);
+      const { node } = registrationNode({ name: joiner, nodeIP: undefined, cloudProviderExternal: false, hostIPs: [pool.get(joiner)!.v4] });
+      api.store.create('nodes', { ...node, spec: { ...node.spec, podCIDR: blocks[0], podCIDRs: blocks } });
+      figures.nodesCreated++;
+      // The followers come back to an expired history: they relist, with the recreated node in it.
+      api.compactHistory();
+      for (const c of cuts) c.remove();
+      log(`leader replica ${r.slot} pid ${r.pid} frozen${cold.length ? `, cold replica ${cold.map((f) => f.slot).join(',')} frozen` : ''}; ${victim.metadata.name} deleted and recreated while the followers' watches were down; ${joiner} joined holding its blocks ${blocks.join(',')}`);
+      await sleep(LEASE_MS + between(1500, 3000));
+      for (const f of cold) thaw(f);
+      thaw(r);
+      await sleep(2500);
     },
     'freeze-idle': async () => {
       const r = await waitLeader();

@@ -1,6 +1,6 @@
 // The chaos run's checks (bench/chaos/checks.ts) on hand-written states: each catches what it is for.
 import { describe, expect, it } from 'vitest';
-import { expectedAddresses, nodeProblems, poolNode, slowExits, unfencedWrites, NODE_IP_ANNOTATION, UNINITIALIZED, type StoredNode, type WriteRecord } from '../../bench/chaos/checks.js';
+import { expectedAddresses, hostIPs, nodeProblems, poolNode, slowExits, unfencedWrites, NODE_IP_ANNOTATION, UNINITIALIZED, type StoredNode, type WriteRecord } from '../../bench/chaos/checks.js';
 
 const p = poolNode(3);
 const pool = new Map([[p.name, p], [poolNode(4).name, poolNode(4)]]);
@@ -18,24 +18,42 @@ function node(name: string, o: { annotation?: string; tainted?: boolean; cidrs?:
 }
 
 describe('expected addresses (KEP-3705, written out)', () => {
+  // The cloud lists fd00:1::4 (IPv6) first, then 10.1.3.1, then the ExternalIP.
   it.each([
-    [undefined, [I('10.1.3.1'), I('10.1.3.2'), E('198.51.100.3'), H('chaos-003')]],
-    ['10.1.3.2', [I('10.1.3.2'), E('198.51.100.3'), H('chaos-003')]],
+    [undefined, [I('fd00:1::4'), I('10.1.3.1'), E('198.51.100.3'), H('chaos-003')]],
     ['10.1.3.1', [I('10.1.3.1'), E('198.51.100.3'), H('chaos-003')]],
+    ['fd00:1::4', [I('fd00:1::4'), E('198.51.100.3'), H('chaos-003')]],
+    ['10.1.3.1,fd00:1::4', [I('10.1.3.1'), I('fd00:1::4'), E('198.51.100.3'), H('chaos-003')]],
+    ['fd00:1::4,10.1.3.1', [I('fd00:1::4'), I('10.1.3.1'), E('198.51.100.3'), H('chaos-003')]],
     ['10.9.3.9', undefined],
-    ['198.51.100.3', undefined],
+    ['10.1.3.1,10.9.3.9', undefined],
   ])('annotation %s', (annotation, want) => {
     expect(expectedAddresses(p, annotation)).toEqual(want);
   });
 });
 
+describe('host IPs (GetNodeHostIPs, written out)', () => {
+  it.each([
+    [[I('fd00:1::4'), I('10.1.3.1'), E('198.51.100.3'), H('chaos-003')], ['fd00:1::4', '10.1.3.1']],
+    [[I('10.1.3.1'), I('fd00:1::4')], ['10.1.3.1', 'fd00:1::4']],
+    [[H('x'), E('198.51.100.3'), I('10.1.3.1')], ['10.1.3.1']],
+    [[E('fd00::9'), I('10.1.3.1')], ['10.1.3.1', 'fd00::9']],
+    [[H('x')], []],
+  ])('%j', (addresses, want) => {
+    expect(hostIPs(addresses)).toEqual(want);
+  });
+});
+
 describe('nodeProblems', () => {
-  const good = node('chaos-003', { annotation: '10.1.3.2', cidrs: ['10.200.16.0/24'], addresses: [I('10.1.3.2'), E('198.51.100.3'), H('chaos-003')] });
+  const good = node('chaos-003', { annotation: '10.1.3.1', cidrs: ['10.200.16.0/24'], addresses: [I('10.1.3.1'), E('198.51.100.3'), H('chaos-003')] });
   it.each<[string, StoredNode[], RegExp[]]>([
     ['a converged pair', [good, node('chaos-004', { annotation: '10.9.4.9', tainted: true })], []],
     ['an unsatisfiable node untainted', [node('chaos-004', { annotation: '10.9.4.9', cidrs: ['10.200.17.0/24'] })], [/chaos-004: untainted although its annotation 10\.9\.4\.9/]],
     ['a satisfiable node still tainted', [node('chaos-003', { tainted: true })], [/chaos-003: still tainted \(annotation none\)/]],
     ['wrong addresses', [{ ...good, status: { addresses: [I('10.1.3.1')] } }], [/chaos-003: addresses .*want/]],
+    // Issue 36: a changed annotation that only reorders must still move the primary IP.
+    ['the old order after a dual-stack annotation changed', [node('chaos-003', { annotation: '10.1.3.1,fd00:1::4', cidrs: ['10.200.16.0/24'], addresses: [I('fd00:1::4'), I('10.1.3.1'), E('198.51.100.3'), H('chaos-003')] })], [/host IPs fd00:1::4,10\.1\.3\.1\), want .*host IPs 10\.1\.3\.1,fd00:1::4/]],
+    ['a reordering that keeps the host IPs', [node('chaos-003', { annotation: '10.1.3.1,fd00:1::4', cidrs: ['10.200.16.0/24'], addresses: [H('chaos-003'), I('10.1.3.1'), E('198.51.100.3'), I('fd00:1::4')] })], []],
     ['no pod CIDR', [{ ...good, spec: { taints: [] } }], [/initialised with pod CIDRs \[\], want one/]],
     ['overlap', [good, node('chaos-004', { annotation: '10.9.4.9', tainted: true, cidrs: ['10.200.16.0/23'] })], [/is not a \/24/, /overlaps chaos-003's 10\.200\.16\.0\/24/]],
     ['in the Service range', [{ ...good, spec: { podCIDRs: ['10.200.3.0/24'], taints: [] } }], [/overlaps the Service range 10\.200\.0\.0\/20/]],

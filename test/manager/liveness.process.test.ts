@@ -2,6 +2,8 @@
 // from the built CLI, frozen with SIGSTOP, the API server killed for good. A deposed replica must
 // exit 1 within 2 s of "stopped leading"; SIGTERM must end the process with 0 within
 // --shutdown-grace-period, whatever the API server does.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Processes, type CliProcess, type LogLine } from '../kit/processes.js';
 import { freePort, get } from '../kit/net.js';
@@ -72,7 +74,11 @@ describe('SIGTERM exits 0 within --shutdown-grace-period, whatever the API serve
   }, 40_000);
 
   it('without leader election, during a start-up stuck in an API outage', async () => {
-    const api = await ps.apiserver();
+    // The node LIST is held 3 s, so it is still in flight when the API server dies: without it
+    // the LIST could answer (and node IPAM load) between "starting controllers" and the kill.
+    const plan = path.join(await ps.tempDir(), 'faults.json');
+    writeFileSync(plan, JSON.stringify({ rules: [{ verb: ['list'], resource: 'nodes', latencyMs: 3000 }] }));
+    const api = await ps.apiserver(['--faults', plan]);
     const run = startRun(api.kubeconfig, ['--leader-elect=false', '--shutdown-grace-period=2s']);
     await run.waitFor((l) => l.msg === 'starting controllers', 15_000, 'starting controllers');
     api.proc.kill('SIGKILL');
