@@ -50,7 +50,10 @@ function canonical(instance: Instance, what: string, text: string): string {
 
 /**
  * Interfaces in device-index order; interfaces without an attachment go last. The sort is stable,
- * so ties keep API order.
+ * so ties keep API order. Both families use it. cloud-provider-aws sorts only on its IPv4 path
+ * (extractIPv4NodeAddresses sorts the instance's list in place), so with NodeIPFamilies ipv6 first
+ * its IPv6 addresses come in EC2's order, which EC2 does not promise: a deliberate deviation
+ * (README), which keeps the primary interface's address first whatever order EC2 answers in.
  */
 function sortedInterfaces(instance: Instance): InstanceNetworkInterface[] {
   const rank = (ni: InstanceNetworkInterface): number => (ni.Attachment ? (ni.Attachment.DeviceIndex ?? 0) : Number.POSITIVE_INFINITY);

@@ -1,11 +1,15 @@
-// The subset of cloud-provider-aws's cloud.conf we use. The file is gcfg (git-config style INI):
-// `[Section]` headers, `Name = value` pairs with case-insensitive names, `;`/`#` comments,
-// double-quoted values with \" \\ \n \t escapes, repeatable names for list values (an empty value
-// clears the list). Keys cloud-provider-aws knows but we do not use are ignored (reported back so
-// the caller can log them), so an existing cloud.conf works unchanged.
+// cloud-provider-aws's cloud.conf, read by the shared gcfg reader (providers/gcfg.ts) against the
+// schema of cloud-provider-aws's own CloudConfig (pkg/providers/v1/config/config.go), so a file
+// reads here as it does there: names are case-insensitive, a repeated single-valued key keeps its
+// last value, `NodeIPFamilies` alone on a line clears the list and `NodeIPFamilies =` adds an empty
+// (and so unknown) family, a bool that is not a gcfg boolean is an error, and sections and keys
+// cloud-provider-aws does not know are ignored. Keys it knows but this controller does not use are
+// ignored too; both kinds are reported back in `ignored` so the factory can log them.
+import { GcfgError, readGcfg, type GcfgSchema } from '../gcfg.js';
 import { AWS_NODE_IP_FAMILIES_VALUES, type AWSNodeIPFamiliesValue } from './addresses.js';
 
 export interface AWSCloudConfig {
+  /** `[Global] Region`, or the region of `[Global] Zone` when that is set. */
   region?: string;
   /** Cluster ID used for the `kubernetes.io/cluster/<id>` and legacy `KubernetesCluster` tags. */
   clusterID?: string;
@@ -26,122 +30,86 @@ export class AWSCloudConfigError extends Error {
   }
 }
 
-interface RawEntry {
-  section: string;
-  name: string;
-  value: string;
-  line: number;
+/**
+ * cloud-provider-aws's CloudConfig as gcfg sees it: the Go type of each field decides how a line
+ * is read (a `[]string` is multi-valued, a `bool` takes a bare name as true, a `string` or `int32`
+ * must have a value). `AssignIPv6PodPrefix` is this controller's own key, which cloud-provider-aws
+ * ignores as unknown.
+ */
+export const AWS_CLOUD_CONFIG_SCHEMA: GcfgSchema = {
+  Global: {
+    variables: {
+      Zone: 'string',
+      Region: 'string',
+      VPC: 'string',
+      SubnetID: 'string',
+      RouteTableID: 'string',
+      RoleARN: 'string',
+      SourceARN: 'string',
+      KubernetesClusterTag: 'string',
+      KubernetesClusterID: 'string',
+      DisableSecurityGroupIngress: 'bool',
+      ElbSecurityGroup: 'string',
+      NodeIPFamilies: 'strings',
+      ClusterServiceLoadBalancerHealthProbeMode: 'string',
+      ClusterServiceSharedLoadBalancerHealthProbePort: 'int32',
+      ClusterServiceSharedLoadBalancerHealthProbePath: 'string',
+      SupportedTopologyInstanceTypePattern: 'string',
+      NLBSecurityGroupMode: 'string',
+      AssignIPv6PodPrefix: 'bool',
+    },
+  },
+  ServiceOverride: {
+    subsections: true,
+    variables: { Service: 'string', Region: 'string', URL: 'string', SigningRegion: 'string', SigningMethod: 'string', SigningName: 'string' },
+  },
+};
+
+/** The `[Global]` keys this controller reads; every other key of the schema is reported as ignored. */
+const USED = new Set(['Zone', 'Region', 'KubernetesClusterTag', 'KubernetesClusterID', 'NodeIPFamilies', 'AssignIPv6PodPrefix']);
+
+/**
+ * The region of an availability zone as cloud-provider-aws's azToRegion (pkg/providers/v1/aws.go)
+ * derives it: the leading letter groups, each followed by `-`, and the number after them. So
+ * `eu-west-1a` is in `eu-west-1`, the Local Zone `us-west-2-lax-1a` in `us-west-2`, the Wavelength
+ * Zone `us-east-1-wl1-bos-wlz-1` in `us-east-1`. Undefined for a zone that names no region.
+ */
+export function awsRegionOfZone(zone: string): string | undefined {
+  return /^(?:[a-zA-Z]+-)+[0-9]+/.exec(zone)?.[0];
 }
 
-const TRUE_WORDS = ['true', 'yes', 'on', '1'];
-const FALSE_WORDS = ['false', 'no', 'off', '0'];
-
-/** A gcfg boolean (case-insensitive; a bare name is true). */
-function parseBool(e: RawEntry): boolean {
-  const v = e.value.toLowerCase();
-  if (TRUE_WORDS.includes(v)) return true;
-  if (FALSE_WORDS.includes(v)) return false;
-  throw new AWSCloudConfigError(`[Global] ${e.name} (line ${e.line}): ${JSON.stringify(e.value)} is not a boolean (true or false)`);
-}
-
-const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', n: '\n', t: '\t' };
-
-function escape(next: string | undefined, lineNo: number): string {
-  if (next === undefined || !(next in ESCAPES)) throw new AWSCloudConfigError(`line ${lineNo}: invalid escape "\\${next ?? ''}"`);
-  return ESCAPES[next]!;
-}
-
-function unquote(raw: string, lineNo: number): string {
-  // Walk the value: quoted runs keep spaces and honour escapes; an unquoted ; or # starts a comment.
-  let out = '';
-  let inQuote = false;
-  let pendingSpace = '';
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i]!;
-    if (inQuote) {
-      if (c === '"') inQuote = false;
-      else if (c === '\\') out += escape(raw[++i], lineNo);
-      else out += c;
-      continue;
-    }
-    if (c === ';' || c === '#') break;
-    if (c === '"') {
-      out += pendingSpace;
-      pendingSpace = '';
-      inQuote = true;
-    } else if (c === ' ' || c === '\t') {
-      if (out !== '') pendingSpace += c;
-    } else if (c === '\\') {
-      out += pendingSpace + escape(raw[++i], lineNo);
-      pendingSpace = '';
-    } else {
-      out += pendingSpace + c;
-      pendingSpace = '';
-    }
-  }
-  if (inQuote) throw new AWSCloudConfigError(`line ${lineNo}: unterminated quoted value`);
-  return out;
-}
-
-function parseGcfg(text: string): RawEntry[] {
-  const entries: RawEntry[] = [];
-  let section: string | undefined;
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const lineNo = i + 1;
-    const line = lines[i]!.trim();
-    if (line === '' || line.startsWith(';') || line.startsWith('#')) continue;
-    if (line.startsWith('[')) {
-      const m = /^\[\s*([A-Za-z][-A-Za-z0-9.]*)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(?:[;#].*)?$/.exec(line);
-      if (!m) throw new AWSCloudConfigError(`line ${lineNo}: invalid section header ${JSON.stringify(line)}`);
-      section = m[2] === undefined ? m[1]! : `${m[1]} "${m[2]}"`;
-      continue;
-    }
-    const m = /^([A-Za-z][-A-Za-z0-9]*)\s*(?:=(.*))?$/.exec(line);
-    if (!m) throw new AWSCloudConfigError(`line ${lineNo}: expected "Name = value", got ${JSON.stringify(line)}`);
-    if (section === undefined) throw new AWSCloudConfigError(`line ${lineNo}: "${m[1]}" appears before any [section]`);
-    // A bare name is a boolean flag set to true, as in gcfg.
-    entries.push({ section, name: m[1]!, value: m[2] === undefined ? 'true' : unquote(m[2], lineNo), line: lineNo });
-  }
-  return entries;
-}
+const REGION = /^[a-z0-9-]+$/;
 
 /** Parses cloud-provider-aws's cloud.conf (the fields we use). Throws naming the field and value. */
 export function parseAWSCloudConfig(text: string): AWSCloudConfig {
-  const entries = parseGcfg(text);
-  const single = new Map<string, RawEntry>();
-  let families: AWSNodeIPFamiliesValue[] | undefined;
-  const ignored: string[] = [];
-  for (const e of entries) {
-    if (e.section.toLowerCase() !== 'global') {
-      ignored.push(`[${e.section}] ${e.name}`);
-      continue;
-    }
-    const key = e.name.toLowerCase();
-    if (key === 'nodeipfamilies') {
-      if (e.value === '') {
-        families = [];
-        continue;
-      }
-      if (!(AWS_NODE_IP_FAMILIES_VALUES as readonly string[]).includes(e.value)) {
-        throw new AWSCloudConfigError(`[Global] NodeIPFamilies (line ${e.line}): unknown family ${JSON.stringify(e.value)} (known: ${AWS_NODE_IP_FAMILIES_VALUES.join(', ')}; repeat the key for two families)`);
-      }
-      families ??= [];
-      if (families.includes(e.value as AWSNodeIPFamiliesValue)) throw new AWSCloudConfigError(`[Global] NodeIPFamilies (line ${e.line}): ${JSON.stringify(e.value)} listed twice`);
-      families.push(e.value as AWSNodeIPFamiliesValue);
-    } else if (key === 'region' || key === 'kubernetesclustertag' || key === 'kubernetesclusterid' || key === 'assignipv6podprefix') {
-      if (single.has(key)) throw new AWSCloudConfigError(`[Global] ${e.name} (line ${e.line}): set more than once`);
-      single.set(key, e);
-    } else {
-      ignored.push(`[Global] ${e.name}`);
-    }
+  let file;
+  try {
+    file = readGcfg(text, AWS_CLOUD_CONFIG_SCHEMA);
+  } catch (err) {
+    if (err instanceof GcfgError) throw new AWSCloudConfigError(err.message);
+    throw err;
   }
-  const region = single.get('region')?.value;
-  if (region !== undefined && !/^[a-z0-9-]+$/.test(region)) {
-    throw new AWSCloudConfigError(`[Global] Region: invalid value ${JSON.stringify(region)}`);
+  const global = file.section('Global');
+  const ignored = global.names().filter((n) => !USED.has(n)).map((n) => `[Global] ${n}`);
+  for (const sub of file.subsections('ServiceOverride').values()) ignored.push(...sub.names().map((n) => `${sub.header} ${n}`));
+  ignored.push(...file.ignored);
+
+  // An empty value is no value, as upstream's `!= ""` checks read it.
+  const zone = global.string('Zone');
+  const regionKey = global.string('Region');
+  let region: string | undefined;
+  if (zone?.value) {
+    // Zone wins over Region when both are set (aws.go getRegionFromMetadata).
+    region = awsRegionOfZone(zone.value);
+    if (region === undefined) throw new AWSCloudConfigError(`[Global] Zone (line ${zone.line}): ${JSON.stringify(zone.value)} names no region (a zone is its region and a letter, e.g. eu-west-1a)`);
+    if (!REGION.test(region)) throw new AWSCloudConfigError(`[Global] Zone (line ${zone.line}): ${JSON.stringify(zone.value)} gives region ${JSON.stringify(region)}, which is not a region name (lower case)`);
+  } else if (regionKey?.value) {
+    region = regionKey.value;
+    if (!REGION.test(region)) throw new AWSCloudConfigError(`[Global] Region (line ${regionKey.line}): invalid value ${JSON.stringify(region)}`);
   }
-  const tag = single.get('kubernetesclustertag')?.value || undefined;
-  const id = single.get('kubernetesclusterid')?.value || undefined;
+
+  const tag = global.string('KubernetesClusterTag')?.value || undefined;
+  const id = global.string('KubernetesClusterID')?.value || undefined;
   if (tag && id && tag !== id) {
     throw new AWSCloudConfigError(`[Global] KubernetesClusterTag ${JSON.stringify(tag)} and KubernetesClusterID ${JSON.stringify(id)} disagree`);
   }
@@ -149,17 +117,27 @@ export function parseAWSCloudConfig(text: string): AWSCloudConfig {
   if (clusterID !== undefined && /[\s/]/.test(clusterID)) {
     throw new AWSCloudConfigError(`[Global] ${id ? 'KubernetesClusterID' : 'KubernetesClusterTag'}: invalid value ${JSON.stringify(clusterID)}`);
   }
-  if (families !== undefined && families.length === 0) {
-    throw new AWSCloudConfigError('[Global] NodeIPFamilies: the last value is empty, which leaves no family');
+
+  const families = global.strings('NodeIPFamilies') ?? { values: [], lines: [] };
+  const nodeIPFamilies: AWSNodeIPFamiliesValue[] = [];
+  for (const [i, f] of families.values.entries()) {
+    const where = `[Global] NodeIPFamilies (line ${families.lines[i]})`;
+    if (f === '') throw new AWSCloudConfigError(`${where}: an empty family ("NodeIPFamilies =" adds an empty value; the name alone on a line clears the list)`);
+    if (!(AWS_NODE_IP_FAMILIES_VALUES as readonly string[]).includes(f)) {
+      throw new AWSCloudConfigError(`${where}: unknown family ${JSON.stringify(f)} (known: ${AWS_NODE_IP_FAMILIES_VALUES.join(', ')}; repeat the key for two families)`);
+    }
+    if (nodeIPFamilies.includes(f as AWSNodeIPFamiliesValue)) throw new AWSCloudConfigError(`${where}: ${JSON.stringify(f)} listed twice`);
+    nodeIPFamilies.push(f as AWSNodeIPFamiliesValue);
   }
-  const assign = single.get('assignipv6podprefix');
-  const assignIPv6PodPrefix = assign ? parseBool(assign) : false;
-  const nodeIPFamilies = families ?? ['ipv4'];
-  if (assignIPv6PodPrefix && !nodeIPFamilies.includes('ipv6')) {
-    throw new AWSCloudConfigError(`[Global] ${assign!.name} (line ${assign!.line}): true needs NodeIPFamilies to include ipv6 (the pod CIDRs follow NodeIPFamilies, now ${nodeIPFamilies.join(', ')})`);
+  // No family (the key never written, or cleared last) is ipv4, as cloud-provider-aws defaults it.
+  if (nodeIPFamilies.length === 0) nodeIPFamilies.push('ipv4');
+
+  const assign = global.bool('AssignIPv6PodPrefix');
+  if (assign?.value && !nodeIPFamilies.includes('ipv6')) {
+    throw new AWSCloudConfigError(`[Global] AssignIPv6PodPrefix (line ${assign.line}): true needs NodeIPFamilies to include ipv6 (the pod CIDRs follow NodeIPFamilies, now ${nodeIPFamilies.join(', ')})`);
   }
   const out: AWSCloudConfig = { nodeIPFamilies, ignored };
-  if (assignIPv6PodPrefix) out.assignIPv6PodPrefix = true;
+  if (assign?.value) out.assignIPv6PodPrefix = true;
   if (region) out.region = region;
   if (clusterID) out.clusterID = clusterID;
   return out;

@@ -1,19 +1,22 @@
-// Which Kubernetes providerIDs and node names identify an EC2 instance. The accepted providerID
-// forms are the ones cloud-provider-aws accepts: `aws:///<zone>/<id>`, `aws:////<id>` and a bare
-// `<id>`, where the last path segment must start with `i-`. Unlike cloud-provider-aws we reject a
-// non-empty host (`aws://account/...`): nothing we emit has one, and accepting it silently would
-// hide a providerID written for some other system.
+// Which Kubernetes providerIDs and node names identify an EC2 instance. The instance ID is the last
+// path segment, as cloud-provider-aws's MapToAWSInstanceID (pkg/providers/v1/instances.go) takes
+// it, and must start with `i-`: `aws:///<zone>/<id>`, `aws:////<id>`, a bare `<id>`, and the longer
+// forms upstream's own tests use, `aws:///<zone>/<anything>/<id>` (instances_v2_test.go) and so
+// `aws:///<zone>//<id>`. Unlike cloud-provider-aws we refuse a non-empty host (`aws://account/...`)
+// and another scheme (`gce://project/zone/i-1`, which upstream reads as a bare path ending in
+// `i-1`): nothing we emit has either, and accepting them silently would hide a providerID written
+// for some other system.
 
 export class AWSProviderIDError extends Error {
   constructor(readonly providerID: string, reason: string) {
-    super(`providerID ${JSON.stringify(providerID)}: ${reason} (expected aws:///<zone>/i-..., aws:////i-... or i-...)`);
+    super(`providerID ${JSON.stringify(providerID)}: ${reason} (expected aws:///<zone>/i-..., aws:///<zone>/<anything>/i-..., aws:////i-... or i-...)`);
     this.name = 'AWSProviderIDError';
   }
 }
 
 export interface AWSProviderID {
   instanceID: string;
-  /** The zone segment when the providerID had one. */
+  /** The first path segment when there are more than one (the zone, in every form EC2 nodes get). */
   zone?: string;
 }
 
@@ -42,20 +45,19 @@ export function parseAWSProviderID(providerID: string): AWSProviderID {
     if (host !== '') throw new AWSProviderIDError(providerID, `unexpected host "${host}"`);
     rest = slash < 0 ? '' : rest.slice(slash);
   } else {
+    const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(providerID)?.[1];
+    if (scheme !== undefined) throw new AWSProviderIDError(providerID, `scheme "${scheme}" is not aws`);
     // A bare value is read as the path of an empty-host URL, as cloud-provider-aws does.
     rest = `/${providerID}`;
   }
   // Query and fragment are not part of the path.
   rest = rest.replace(/[?#].*$/s, '');
   const tokens = decodePath(rest, providerID).replace(/^\/+|\/+$/g, '').split('/');
-  let id: string;
-  let zone: string | undefined;
-  if (tokens.length === 1) id = tokens[0]!;
-  else if (tokens.length === 2) {
-    zone = tokens[0] || undefined;
-    id = tokens[1]!;
-  } else throw new AWSProviderIDError(providerID, `expected at most two path segments, found ${tokens.length}`);
+  // The last segment is the instance; what comes between the zone and it is not read (upstream
+  // neither), and the zone is only reported back.
+  const id = tokens[tokens.length - 1]!;
   if (!INSTANCE_ID.test(id)) throw new AWSProviderIDError(providerID, `"${id}" is not an instance ID (must start with "i-")`);
+  const zone = tokens.length > 1 && tokens[0] !== '' ? tokens[0] : undefined;
   return zone === undefined ? { instanceID: id } : { instanceID: id, zone };
 }
 

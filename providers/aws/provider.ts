@@ -153,7 +153,7 @@ export class AwsProvider implements CloudProvider {
     }
     if (!region) {
       if (!options.client) client.destroy();
-      throw new Error('aws: no region: set [Global] Region in --cloud-config, or AWS_REGION');
+      throw new Error('aws: no region: set [Global] Region (or Zone) in --cloud-config, or AWS_REGION');
     }
     return new AwsProvider({ ...options, client, region }, !options.client);
   }

@@ -1,6 +1,11 @@
-// --cloud-config for gce: the [global] section of cloud-provider-gcp's gce.conf (gcfg/INI),
-// restricted to the keys this adapter uses. Unknown keys of the reference format are accepted and
-// ignored so an existing gce.conf works; keys nobody knows are rejected as typos.
+// --cloud-config for gce: cloud-provider-gcp's gce.conf, read by the shared gcfg reader
+// (providers/gcfg.ts) against the schema of cloud-provider-gcp's own ConfigFile
+// (providers/gce/gce.go ConfigGlobal), so a file reads here as it does there: names are
+// case-insensitive, a repeated single-valued key keeps its last value, `;` and `#` start a comment
+// with or without a space, a bool that is not a gcfg boolean is an error, and sections and keys
+// cloud-provider-gcp does not know are ignored (it reads with gcfg.FatalOnly). Of the keys, this
+// adapter uses project-id, api-endpoint, stack-type and its own `zones`.
+import { GcfgError, readGcfg, scanGcfg, type GcfgSchema } from '../gcfg.js';
 import { GCE_STACK_TYPES, type GceStackType } from './addresses.js';
 
 export interface GceConfig {
@@ -12,92 +17,98 @@ export interface GceConfig {
   stackType: GceStackType;
 }
 
-/** Keys of the reference gce.conf [global] section this adapter reads or tolerates. */
-const USED = new Set(['project-id', 'zones', 'api-endpoint', 'stack-type']);
-const TOLERATED = new Set([
-  'token-url', 'token-body', 'network-project-id', 'network-name', 'subnetwork-name',
-  'secondary-range-name', 'node-tags', 'node-instance-prefix', 'regional', 'multizone',
-  'container-api-endpoint', 'local-zone', 'alpha-features', 'enable-multi-project',
-]);
+/**
+ * cloud-provider-gcp's ConfigFile as gcfg sees it (each field's gcfg tag and Go type), plus this
+ * adapter's own `zones` (multi-valued), which cloud-provider-gcp ignores as unknown.
+ */
+export const GCE_CLOUD_CONFIG_SCHEMA: GcfgSchema = {
+  global: {
+    variables: {
+      'token-url': 'string',
+      'token-body': 'string',
+      'project-id': 'string',
+      'network-project-id': 'string',
+      'network-name': 'string',
+      'subnetwork-name': 'string',
+      'stack-type': 'string',
+      'secondary-range-name': 'string',
+      'node-tags': 'strings',
+      'node-instance-prefix': 'string',
+      regional: 'bool',
+      multizone: 'bool',
+      'api-endpoint': 'string',
+      'container-api-endpoint': 'string',
+      'local-zone': 'string',
+      'alpha-features': 'strings',
+      zones: 'strings',
+    },
+  },
+};
 
 export type IniSections = Map<string, Map<string, string[]>>;
 
 /**
- * Minimal gcfg-compatible reader: `[section]` headers, `key = value` (repeated keys collect),
- * `#`/`;` comments, double-quoted values. Section and key names are case-insensitive, like gcfg.
+ * @deprecated A schema-less view kept for callers of the package; read with readGcfg
+ * (providers/gcfg.ts) and a schema instead. Sections (`name` or `name "sub"`) and keys lower-cased,
+ * the values of each key in file order, gcfg's syntax (comments, quotes, escapes). Without a
+ * schema a name alone on a line cannot be read as gcfg reads it (true for a bool, clearing a
+ * list); it appears as "true".
  */
 export function parseIni(text: string): IniSections {
   const sections: IniSections = new Map();
-  let current: Map<string, string[]> | undefined;
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const line = raw.trim();
-    const where = `line ${i + 1}`;
-    if (line === '' || line.startsWith('#') || line.startsWith(';')) return;
-    const header = /^\[\s*([A-Za-z][\w.-]*)\s*\]$/.exec(line);
-    if (header) {
-      const name = header[1].toLowerCase();
-      current = sections.get(name) ?? new Map();
-      sections.set(name, current);
-      return;
-    }
-    const kv = /^([A-Za-z][\w-]*)\s*(?:=\s*(.*))?$/.exec(line);
-    if (!kv) throw new Error(`cloud-config ${where}: cannot parse "${line}"`);
-    if (!current) throw new Error(`cloud-config ${where}: "${kv[1]}" appears before any [section]`);
-    const key = kv[1].toLowerCase();
-    // A bare key is a boolean true in gcfg.
-    const value = kv[2] === undefined ? 'true' : unquote(kv[2], where);
-    current.set(key, [...(current.get(key) ?? []), value]);
-  });
+  let statements;
+  try {
+    statements = scanGcfg(text);
+  } catch (err) {
+    throw err instanceof GcfgError ? new Error(`cloud-config ${err.message}`) : err;
+  }
+  for (const st of statements) {
+    const name = st.section.toLowerCase() + (st.subsection === undefined ? '' : ` ${JSON.stringify(st.subsection)}`);
+    const section = sections.get(name) ?? new Map<string, string[]>();
+    sections.set(name, section);
+    if (st.kind === 'header') continue;
+    const key = st.name.toLowerCase();
+    section.set(key, [...(section.get(key) ?? []), st.blank ? 'true' : st.value]);
+  }
   return sections;
 }
 
-function unquote(value: string, where: string): string {
-  let v = value;
-  if (v.startsWith('"')) {
-    const m = /^"((?:[^"\\]|\\.)*)"\s*(?:[#;].*)?$/.exec(v);
-    if (!m) throw new Error(`cloud-config ${where}: unterminated quoted value ${value}`);
-    return m[1].replace(/\\(.)/g, (_s, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c));
-  }
-  // Unquoted values end at an inline comment.
-  v = v.replace(/\s[#;].*$/, '');
-  return v.trim();
-}
-
-function single(global: Map<string, string[]>, key: string): string | undefined {
-  const values = global.get(key);
-  if (!values) return undefined;
-  if (values.length > 1) throw new Error(`cloud-config [global] ${key}: given ${values.length} times, expected once`);
-  return values[0];
-}
-
+/** Parses gce.conf (the keys this adapter uses). Throws naming the key and the value. */
 export function parseGceConfig(text: string): GceConfig {
-  const sections = parseIni(text);
-  for (const name of sections.keys()) {
-    if (name !== 'global') throw new Error(`cloud-config: unknown section [${name}] (only [global] is read)`);
+  let file;
+  try {
+    file = readGcfg(text, GCE_CLOUD_CONFIG_SCHEMA);
+  } catch (err) {
+    throw err instanceof GcfgError ? new Error(`cloud-config ${err.message}`) : err;
   }
-  const global = sections.get('global') ?? new Map<string, string[]>();
-  for (const key of global.keys()) {
-    if (!USED.has(key) && !TOLERATED.has(key)) throw new Error(`cloud-config [global]: unknown key "${key}"`);
-  }
-  const project = single(global, 'project-id');
+  const global = file.section('global');
+  const projectKey = global.string('project-id');
+  const project = projectKey?.value;
   if (!project) throw new Error('cloud-config [global] project-id: required');
   if (!/^(?:[a-z][a-z0-9.-]*:)?[a-z0-9][a-z0-9-]{0,62}$/.test(project)) {
-    throw new Error(`cloud-config [global] project-id: "${project}" is not a GCP project ID`);
+    throw new Error(`cloud-config [global] project-id (line ${projectKey.line}): "${project}" is not a GCP project ID`);
   }
-  const zones = (global.get('zones') ?? [])
-    .flatMap((v) => v.split(','))
-    .map((z) => z.trim())
-    .filter((z) => z !== '');
-  for (const z of zones) {
-    if (!/^[a-z]+-[a-z]+[0-9]+-[a-z]$/.test(z)) throw new Error(`cloud-config [global] zones: "${z}" is not a zone name`);
+  const zonesKey = global.strings('zones') ?? { values: [], lines: [] };
+  const zones: string[] = [];
+  for (const [i, value] of zonesKey.values.entries()) {
+    for (const z of value.split(',').map((x) => x.trim())) {
+      if (z === '') continue;
+      if (!/^[a-z]+-[a-z]+[0-9]+-[a-z]$/.test(z)) throw new Error(`cloud-config [global] zones (line ${zonesKey.lines[i]}): "${z}" is not a zone name`);
+      if (!zones.includes(z)) zones.push(z);
+    }
   }
-  const apiEndpoint = single(global, 'api-endpoint') || undefined;
+  const endpointKey = global.string('api-endpoint');
+  const apiEndpoint = endpointKey?.value || undefined;
   if (apiEndpoint !== undefined) parseApiEndpoint(apiEndpoint);
-  const stackRaw = (single(global, 'stack-type') ?? 'IPV4').toUpperCase();
-  if (!GCE_STACK_TYPES.includes(stackRaw as GceStackType)) {
-    throw new Error(`cloud-config [global] stack-type: "${stackRaw}" is not one of ${GCE_STACK_TYPES.join(', ')}`);
+  // Compared exactly, as cloud-provider-gcp compares it with "IPV6" (gce_instances.go
+  // orderAddresses); any other spelling there silently means IPv4 order, here it is refused.
+  const stackKey = global.string('stack-type');
+  const stackType = stackKey?.value || 'IPV4';
+  if (!GCE_STACK_TYPES.includes(stackType as GceStackType)) {
+    const hint = GCE_STACK_TYPES.includes(stackType.toUpperCase() as GceStackType) ? ` (cloud-provider-gcp compares it case-sensitively: write ${stackType.toUpperCase()})` : '';
+    throw new Error(`cloud-config [global] stack-type (line ${stackKey!.line}): "${stackType}" is not one of ${GCE_STACK_TYPES.join(', ')}${hint}`);
   }
-  return { project, zones: [...new Set(zones)], apiEndpoint, stackType: stackRaw as GceStackType };
+  return { project, zones, apiEndpoint, stackType: stackType as GceStackType };
 }
 
 export interface ApiEndpoint {

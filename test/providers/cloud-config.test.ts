@@ -66,13 +66,13 @@ describe('--cloud-config, checked by the registry for every provider', () => {
       return file(name);
     };
     const gce = await bad('gce.conf', '[global]\nproject-id = p\nstack-type = IPV5\n');
-    expect(await failure('gce', gce)).toBe(`--cloud-config ${gce}: [global] stack-type: "IPV5" is not one of IPV4, IPV4_IPV6, IPV6`);
+    expect(await failure('gce', gce)).toBe(`--cloud-config ${gce}: [global] stack-type (line 3): "IPV5" is not one of IPV4, IPV4_IPV6, IPV6`);
     const kind = await bad('kind.yaml', 'cluster: kind\nsocket: /x\n');
     expect(await failure('kind', kind)).toMatch(new RegExp(`^--cloud-config ${kind}: \\(root\\): Unrecognized key: "socket"`));
     const st = await bad('static.yaml', 'nodes:\n  n:\n    addresses:\n      - { type: Bogus, address: x }\n');
     expect(await failure('static', st)).toMatch(new RegExp(`^--cloud-config ${st}: nodes\\.n\\.addresses\\[0\\]\\.type: unknown address type .*\\(value "Bogus"\\)$`));
     const aws = await bad('aws.conf', '[Global]\nRegion = Not A Region\n');
-    expect(await failure('aws', aws)).toBe(`--cloud-config ${aws}: [Global] Region: invalid value "Not A Region"`);
+    expect(await failure('aws', aws)).toBe(`--cloud-config ${aws}: [Global] Region (line 2): invalid value "Not A Region"`);
   });
 
   it('a blank file is valid where every entry is optional: static starts with no nodes', async () => {

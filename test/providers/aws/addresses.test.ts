@@ -81,6 +81,13 @@ describe('awsNodeAddresses', () => {
       [I('2600:1f18::a'), I('10.0.0.1'), { type: 'ExternalIP', address: '54.1.2.3' }, ...DNS('ip-10-0-0-1.ec2.internal')],
     ],
     [
+      // cloud-provider-aws keeps EC2's order here (it sorts only on its IPv4 path); README's deviations.
+      'dual-stack IPv6 first, IPv6 on several interfaces listed out of order: device-index order',
+      { ...base, PublicDnsName: undefined, PublicIpAddress: undefined, NetworkInterfaces: [eni(2, ['10.0.2.1'], v6('2600:1f18::c')), eni(0, ['10.0.0.1'], v6('2600:1f18::a')), eni(1, ['10.0.1.1'], v6('2600:1f18::b'))] },
+      ['ipv6', 'ipv4'],
+      [I('2600:1f18::a'), I('2600:1f18::b'), I('2600:1f18::c'), I('10.0.0.1'), I('10.0.1.1'), I('10.0.2.1'), ...DNS('ip-10-0-0-1.ec2.internal')],
+    ],
+    [
       'IPv6 only: no IPv4 addresses or DNS names',
       { ...base, NetworkInterfaces: [eni(0, ['10.0.0.1'], v6('2600:1f18::a')), eni(1, [], { ...v6('2600:1f18::c'), Status: 'available' })] },
       ['ipv6'],

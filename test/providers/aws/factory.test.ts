@@ -38,7 +38,7 @@ afterAll(async () => {
 describe('--cloud-provider aws', () => {
   it('reads cloud.conf and answers through the SDK default chain', async () => {
     const conf = path.join(dir, 'cloud.conf');
-    await writeFile(conf, '[Global]\nRegion = ap-south-1\nKubernetesClusterID = c1\nNodeIPFamilies = ipv6\nNodeIPFamilies = ipv4\nZone = ignored\n');
+    await writeFile(conf, '[Global]\nRegion = us-east-1\nKubernetesClusterID = c1\nNodeIPFamilies = ipv6\nNodeIPFamilies = ipv4\nZone = ap-south-1a ; wins over Region, as in cloud-provider-aws\n');
     emu.add({
       instanceId: 'i-0123456789abcdef0',
       availabilityZone: 'ap-south-1a',

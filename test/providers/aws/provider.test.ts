@@ -225,6 +225,54 @@ describe('AwsProvider through the EC2 emulator', () => {
     expect(emu.requests.map((r) => r.filters[0]!.values.length)).toEqual([150, 150, 1]);
   });
 
+  it('finds an instance whose providerID has more path segments, the last one being the instance (issue 39, item 1)', async () => {
+    emu.add(instance(1), instance(2));
+    const p = provider();
+    // The forms of cloud-provider-aws's instances_v2_test.go and of an empty middle segment.
+    const nodes = [
+      { name: 'node-1', providerID: `aws:///us-east-1a/1abc-2def/${iid(1)}` },
+      { name: 'node-2', providerID: `aws:///us-east-1a//${iid(2)}` },
+    ];
+    const res = await p.instancesMetadata(nodes);
+    expect(res.get('node-1')).toMatchObject({ kind: 'found', value: { providerID: `aws:///us-east-1a/${iid(1)}`, zone: 'us-east-1a' } });
+    expect(res.get('node-2')).toMatchObject({ kind: 'found', value: { providerID: `aws:///us-east-1a/${iid(2)}` } });
+    expect(emu.requests.map((r) => r.instanceIds)).toEqual([[iid(1), iid(2)]]);
+    expect([...(await p.instancesExist(nodes)).values()]).toEqual([{ kind: 'found', value: true }, { kind: 'found', value: true }]);
+  });
+
+  it('IPv6 first with IPv6 on several interfaces listed out of order: device-index order, as for IPv4 (issue 39, item 4)', async () => {
+    // EC2 lists an instance's interfaces in no promised order; here the secondary comes first.
+    emu.add(
+      instance(1, {
+        privateDnsName: 'ip-10-0-0-1.ec2.internal',
+        networkInterfaces: [
+          { deviceIndex: 2, privateIps: ['10.2.0.1'], ipv6: ['2600:1f18::2:1'] },
+          { deviceIndex: 1, privateIps: ['10.1.0.1'], ipv6: ['2600:1f18::1:1', '2600:1f18::1:2'] },
+          { deviceIndex: 0, privateIps: ['10.0.0.1'], ipv6: ['2600:1f18::1'] },
+        ],
+      }),
+    );
+    const p = provider({ config: { nodeIPFamilies: ['ipv6', 'ipv4'] } });
+    const res = await p.instancesMetadata([byProviderID(1)]);
+    // cloud-provider-aws would list the IPv6 addresses in EC2's order (::2:1, ::1:1, ::1) and so
+    // give the node a secondary interface's address as its first InternalIP.
+    expect(res.get('node-1')).toMatchObject({
+      kind: 'found',
+      value: {
+        addresses: [
+          { type: 'InternalIP', address: '2600:1f18::1' },
+          { type: 'InternalIP', address: '2600:1f18::1:1' },
+          { type: 'InternalIP', address: '2600:1f18::2:1' },
+          { type: 'InternalIP', address: '10.0.0.1' },
+          { type: 'InternalIP', address: '10.1.0.1' },
+          { type: 'InternalIP', address: '10.2.0.1' },
+          { type: 'InternalDNS', address: 'ip-10-0-0-1.ec2.internal' },
+          { type: 'Hostname', address: 'ip-10-0-0-1.ec2.internal' },
+        ],
+      },
+    });
+  });
+
   it('reports an unparseable providerID as an error without calling EC2', async () => {
     const p = provider();
     const res = await p.instancesMetadata([{ name: 'n', providerID: 'gce://project/zone/n' }]);
