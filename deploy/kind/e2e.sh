@@ -144,6 +144,14 @@ for _ in $(seq 1 90); do
   sleep 2
 done
 [[ "${count}" == "${#NODES[@]}" ]] || die "only ${count} of ${#NODES[@]} nodes registered"
+# Each kubelet registers with the --provider-id kind gave it (kind://<node provider>/<cluster>/<node>,
+# since kind v0.9.0), and the kind provider finds each node's container by it: the suite runs
+# against the providerIDs real kind nodes carry, or not at all.
+for node in "${NODES[@]}"; do
+  provider_id="$(kc get node "${node}" -o jsonpath='{.spec.providerID}')"
+  [[ "${provider_id}" == "kind://docker/${CLUSTER}/${node}" ]] \
+    || die "${node}: spec.providerID is '${provider_id}', expected kind's kind://docker/${CLUSTER}/${node}"
+done
 # kubeadm set the control-plane label and taint through the API at init; put them back.
 kc label node "${CLUSTER}-control-plane" node-role.kubernetes.io/control-plane= \
   node.kubernetes.io/exclude-from-external-load-balancers= --overwrite

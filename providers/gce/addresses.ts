@@ -129,7 +129,8 @@ export function gceNodeAddresses(instance: GceInstance, options: GceAddressOptio
   return [...out.filter((a) => isIPv6(a.address) === preferIPv6), ...out.filter((a) => isIPv6(a.address) !== preferIPv6)];
 }
 
-function canonicalCIDR(text: string, field: string): string {
+/** A pod range read from the API: its network, and whether the text had host bits set. */
+function networkOf(text: string, field: string): { cidr: string; family: 4 | 6; hostBits: boolean } {
   let parsed: [ipaddr.IPv4 | ipaddr.IPv6, number];
   try {
     parsed = ipaddr.parseCIDR(text);
@@ -137,42 +138,83 @@ function canonicalCIDR(text: string, field: string): string {
     throw new Error(`${field}: "${text}" is not a CIDR`);
   }
   const [addr, bits] = parsed;
-  const network = addr.kind() === 'ipv4'
-    ? ipaddr.IPv4.networkAddressFromCIDR(text)
-    : ipaddr.IPv6.networkAddressFromCIDR(text);
-  if (network.toString() !== addr.toString()) {
-    throw new Error(`${field}: "${text}" has host bits set (network is ${network.toString()}/${bits})`);
-  }
-  return `${network.toString()}/${bits}`;
+  const network = addr.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(text) : ipaddr.IPv6.networkAddressFromCIDR(text);
+  return { cidr: `${network.toString()}/${bits}`, family: addr.kind() === 'ipv4' ? 4 : 6, hostBits: network.toString() !== addr.toString() };
+}
+
+/** The cloud's pod ranges for one instance, or why it has none for this stack type. */
+export interface GcePodRanges {
+  /** Canonical CIDR text, in the stack type's order; empty when `missing` says why. */
+  podCIDRs: string[];
+  /** How a range was read (an alias range written with host bits), said once to the node. */
+  notes: string[];
+  /** Why the instance has no pod ranges for this stack type: the node waits and is retried. */
+  missing?: string;
 }
 
 /**
- * Cloud-owned pod ranges for CloudAllocator: on interface nic0 (else the first), its first
- * alias IP range and a /112 taken from its IPv6 address. IPv4 first unless the stack is IPV6;
- * IPV4 clusters get only the IPv4 range. Empty when the instance has neither.
+ * Cloud-owned pod ranges for CloudAllocator, by cloud-provider-gcp's cloud CIDR allocator
+ * (pkg/controller/nodeipam/ipam/cloud_cidr_allocator.go, updateCIDRAllocation): on interface nic0
+ * (else the first), the IPv4 range is its first alias IP range and the IPv6 range the /112 that
+ * holds its IPv6 address (GetIPV6Address). The stack type needs exactly its families: IPV4 the
+ * alias range, IPV4_IPV6 both (IPv4 first), IPV6 the IPv6 range alone (an alias range is not
+ * used). An instance that lacks one gets none: the node waits and is retried, as upstream
+ * retries, and is never written a single-family list a dual-stack cluster could not change later.
+ *
+ * An alias range written with host bits set (10.10.10.10/24) is taken as its network
+ * (10.10.10.0/24), with a note: that is the range every reader of spec.podCIDRs parses it to (Go's
+ * net.ParseCIDR), and the exact block the allocator's ledger records; upstream writes the text as
+ * it came. A range that cannot be read makes the ranges missing, never the node's addresses fail.
  */
-export function gcePodCIDRs(instance: GceInstance, options: GceAddressOptions): string[] {
+export function gcePodRanges(instance: GceInstance, options: GceAddressOptions): GcePodRanges {
   const stackType = checkStackType(options?.stackType);
   const nics = interfacesOf(instance);
   let index = nics.findIndex((n) => n.name === 'nic0');
   if (index < 0) index = 0;
-  const nic = nics[index];
+  const nic = nics[index]!;
+  const nicName = nonEmpty(nic.name) ? nic.name : `networkInterfaces[${index}]`;
   const field = `${describe(instance)}: networkInterfaces[${index}]`;
-  const v4: string[] = [];
-  const v6: string[] = [];
-  const alias = (nic.aliasIpRanges ?? [])[0];
-  if (alias && nonEmpty(alias.ipCidrRange)) {
-    const cidr = canonicalCIDR(alias.ipCidrRange, `${field}.aliasIpRanges[0].ipCidrRange`);
-    (cidr.includes(':') ? v6 : v4).push(cidr);
-  }
-  if (stackType !== 'IPV4') {
-    const addr = gceInterfaceIPv6(nic, field);
-    if (addr) {
-      const network = ipaddr.IPv6.networkAddressFromCIDR(`${addr}/112`);
-      v6.push(`${network.toString()}/112`);
+  const notes: string[] = [];
+  const none = (missing: string): GcePodRanges => ({ podCIDRs: [], notes, missing: `stack-type ${stackType}: ${missing}` });
+
+  let v4: string | undefined;
+  const aliasText = nic.aliasIpRanges?.[0]?.ipCidrRange;
+  if (stackType !== 'IPV6' && nonEmpty(aliasText)) {
+    let range;
+    try {
+      range = networkOf(aliasText, `${field}.aliasIpRanges[0].ipCidrRange`);
+    } catch (err) {
+      return none((err as Error).message);
     }
-  } else {
-    v6.length = 0;
+    if (range.family !== 4) return none(`${field}.aliasIpRanges[0].ipCidrRange: "${aliasText}" is not an IPv4 range`);
+    if (range.hostBits) notes.push(`the alias IP range ${aliasText} of ${nicName} has host bits set; its network ${range.cidr} is the pod range`);
+    v4 = range.cidr;
   }
-  return stackType === 'IPV6' ? [...v6, ...v4] : [...v4, ...v6];
+  let v6: string | undefined;
+  let v6Address = '';
+  if (stackType !== 'IPV4') {
+    try {
+      v6Address = gceInterfaceIPv6(nic, field);
+    } catch (err) {
+      return none((err as Error).message);
+    }
+    if (v6Address) v6 = `${ipaddr.IPv6.networkAddressFromCIDR(`${v6Address}/112`).toString()}/112`;
+  }
+
+  switch (stackType) {
+    case 'IPV4':
+      return v4 ? { podCIDRs: [v4], notes } : none(`${nicName} has no alias IP range`);
+    case 'IPV6':
+      return v6 ? { podCIDRs: [v6], notes } : none(`${nicName} has no IPv6 address${nonEmpty(aliasText) ? ` (only the alias IP range ${aliasText}, which an IPV6 cluster does not use)` : ''}`);
+    case 'IPV4_IPV6':
+      if (v4 && v6) return { podCIDRs: [v4, v6], notes };
+      if (v4) return none(`${nicName} has the alias IP range ${aliasText} but no IPv6 address; a dual-stack node needs both`);
+      if (v6) return none(`${nicName} has the IPv6 address ${v6Address} but no alias IP range; a dual-stack node needs both`);
+      return none(`${nicName} has neither an alias IP range nor an IPv6 address`);
+  }
+}
+
+/** gcePodRanges' ranges alone: empty when the instance has none for the stack type. */
+export function gcePodCIDRs(instance: GceInstance, options: GceAddressOptions): string[] {
+  return gcePodRanges(instance, options).podCIDRs;
 }

@@ -1,7 +1,7 @@
 // Public surface of the gce adapter. Loading it loads no SDK: the Compute client is imported when
 // a client is created.
-export { gceNodeAddresses, gcePodCIDRs, gceInterfaceIPv6, GCE_STACK_TYPES } from './addresses.js';
-export type { GceStackType, GceInstance, GceNetworkInterface, GceAccessConfig, GceAliasIpRange, GceAddressOptions } from './addresses.js';
+export { gceNodeAddresses, gcePodCIDRs, gcePodRanges, gceInterfaceIPv6, GCE_STACK_TYPES } from './addresses.js';
+export type { GceStackType, GceInstance, GceNetworkInterface, GceAccessConfig, GceAliasIpRange, GceAddressOptions, GcePodRanges } from './addresses.js';
 export { parseGceProviderID, formatGceProviderID, gceInstanceNameForNode, gceRegionOfZone } from './provider-id.js';
 export type { GceProviderID } from './provider-id.js';
 export { parseGceConfig, parseIni } from './config.js';

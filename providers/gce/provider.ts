@@ -3,7 +3,7 @@
 // pages, not nodes, and no request ever carries a filter built from node names.
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderLogger } from '../types.js';
 import { found, retryableError } from '../types.js';
-import { gceNodeAddresses, gcePodCIDRs, type GceInstance } from './addresses.js';
+import { gceNodeAddresses, gcePodRanges, type GceInstance } from './addresses.js';
 import type { GceConfig } from './config.js';
 import { formatGceProviderID, gceInstanceNameForNode, gceRegionOfZone, lastSegment, parseGceProviderID } from './provider-id.js';
 
@@ -92,17 +92,26 @@ export class GceProvider implements CloudProvider {
   }
 
   async instancesMetadata(nodes: readonly NodeRef[], signal?: AbortSignal): Promise<Map<string, InstanceResult<InstanceMetadata>>> {
-    return this.answer(nodes, signal, ({ zone, instance }) => {
+    return this.answer(nodes, signal, ({ zone, instance }, node) => {
       const options = { stackType: this.config.stackType };
-      const podCIDRs = gcePodCIDRs(instance, options);
       const metadata: InstanceMetadata = {
-        providerID: formatGceProviderID({ project: this.config.project, zone, name: String(instance.name) }),
+        // The node's own providerID when it has one, as cloud-provider-gcp answers (it may name
+        // the project by number, or another project: see resolve).
+        providerID: node.providerID || formatGceProviderID({ project: this.config.project, zone, name: String(instance.name) }),
         zone,
         region: gceRegionOfZone(zone),
         addresses: gceNodeAddresses(instance, options),
       };
       if (instance.machineType) metadata.instanceType = lastSegment(instance.machineType);
-      if (podCIDRs.length > 0) metadata.podCIDRs = podCIDRs;
+      // Apart from the addresses: a pod range that cannot be used never fails the node's metadata.
+      const ranges = gcePodRanges(instance, options);
+      if (ranges.podCIDRs.length > 0) metadata.podCIDRs = ranges.podCIDRs;
+      if (ranges.missing !== undefined || ranges.notes.length > 0) {
+        metadata.podCIDRDetails = {
+          ...(ranges.missing !== undefined ? { missing: `gce: instance ${String(instance.name)}: ${ranges.missing}` } : {}),
+          ...(ranges.notes.length > 0 ? { notes: ranges.notes } : {}),
+        };
+      }
       return found(metadata);
     });
   }
@@ -122,7 +131,7 @@ export class GceProvider implements CloudProvider {
   private async answer<T>(
     nodes: readonly NodeRef[],
     signal: AbortSignal | undefined,
-    onFound: (hit: ListedInstance) => InstanceResult<T>,
+    onFound: (hit: ListedInstance, node: NodeRef) => InstanceResult<T>,
     onMissing?: (reason: string) => InstanceResult<T>,
   ): Promise<Map<string, InstanceResult<T>>> {
     const out = new Map<string, InstanceResult<T>>();
@@ -162,7 +171,7 @@ export class GceProvider implements CloudProvider {
         continue;
       }
       try {
-        out.set(node.name, onFound(r.hit));
+        out.set(node.name, onFound(r.hit, node));
       } catch (err) {
         out.set(node.name, retryableError(new Error(`gce: node ${node.name}: ${(err as Error).message}`)));
       }
@@ -207,16 +216,22 @@ export class GceProvider implements CloudProvider {
       } catch (err) {
         return fail(`gce: node ${node.name}: ${(err as Error).message}`);
       }
-      if (id.project !== project) {
-        return fail(`gce: node ${node.name}: providerID ${node.providerID} is in project ${id.project}, this adapter lists ${project}`);
-      }
       if (zones.length > 0 && !zones.includes(id.zone)) {
         return fail(`gce: node ${node.name}: zone ${id.zone} is not in the configured zones (${zones.join(', ')})`);
       }
+      // The providerID's zone and name, looked up in this project whatever project it names (a
+      // project number, say): cloud-provider-gcp asks its own project unless --enable-multi-project
+      // (providers/gce/gce_instances.go InstanceMetadata and instanceByProviderID, without
+      // cloud.ForceProjectID; TestProjectFromNodeProviderID).
       const hit = s.byKey.get(`${id.zone}/${id.name}`);
       if (hit) return { kind: 'found', hit };
       if (s.unreachableZones.has(id.zone)) {
         return fail(`gce: node ${node.name}: zone ${id.zone} was unreachable`);
+      }
+      if (id.project !== project) {
+        // Upstream reads this miss as "not found" and its lifecycle controller deletes the node;
+        // but the instance may well live in the project the providerID names.
+        return fail(`gce: node ${node.name}: no instance ${id.name} in ${project}/${id.zone}, and its providerID names project ${id.project}, which this adapter does not list; not taken for gone`);
       }
       return missing(`gce: no instance ${id.name} in ${project}/${id.zone}`);
     }

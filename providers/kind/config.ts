@@ -6,6 +6,7 @@
 //   kubeconfig: ~/.kube/kind-config    # for the ConfigMap; default: in-cluster or $KUBECONFIG
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { KIND_CLUSTER_NAME } from './provider-id.js';
 
 export interface KindConfigMapRef {
   namespace: string;
@@ -26,7 +27,9 @@ export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 const dnsLabel = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;
 
 const schema = z.strictObject({
-  cluster: z.string().regex(/^[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?$/, 'must be a kind cluster name (lowercase letters, digits, "-", ".")'),
+  // kind's own rule (a trailing "-" included), starting with a letter or digit as every node
+  // container name must: see provider-id.ts.
+  cluster: z.string().regex(KIND_CLUSTER_NAME, 'must be a kind cluster name (lowercase letters, digits, "-" and ".", starting with a letter or digit)'),
   dockerSocket: z.string().min(1).optional(),
   overridesFile: z.string().min(1).optional(),
   overridesConfigMap: z

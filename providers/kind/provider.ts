@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { forEachLimited } from '../../src/util/limit.js';
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderLogger } from '../types.js';
 import { found, notFound, retryableError } from '../types.js';
-import { KIND_CLUSTER_LABEL, kindNodeAddresses, type DockerContainerInspect } from './addresses.js';
+import { KIND_CLUSTER_LABEL, kindContainerStopped, kindNodeAddresses, type DockerContainerInspect } from './addresses.js';
 import type { KindConfig, KindConfigMapRef } from './config.js';
 import { DockerApiError, DockerClient, type DockerContainerSummary } from './docker.js';
 import { parseKindOverrides, type KindOverrides } from './overrides.js';
@@ -119,7 +119,11 @@ export class KindProvider implements CloudProvider {
     return out;
   }
 
-  /** One listing of the cluster's containers; each node matched by providerID, else by name. */
+  /**
+   * One listing of the cluster's containers; each node matched by the container its providerID
+   * names (either form provider-id.ts accepts, after checking that it names this cluster), else
+   * by its name. cloud-provider-kind always matches by name; for a kind node the two agree.
+   */
   private async locate(nodes: readonly NodeRef[], signal?: AbortSignal): Promise<Map<string, Located>> {
     const containers = await this.docker.listContainers([`${KIND_CLUSTER_LABEL}=${this.config.cluster}`], signal);
     const byName = new Map(containers.map((c) => [summaryName(c), c]));
@@ -130,7 +134,7 @@ export class KindProvider implements CloudProvider {
         try {
           const id = parseKindProviderID(node.providerID);
           if (id.cluster !== this.config.cluster) {
-            throw new Error(`providerID ${node.providerID} belongs to cluster ${id.cluster}, this adapter serves ${this.config.cluster}`);
+            throw new Error(`providerID ${node.providerID} belongs to kind cluster ${id.cluster}, this adapter serves ${this.config.cluster}`);
           }
           containerName = id.node;
         } catch (err) {
@@ -155,10 +159,17 @@ export class KindProvider implements CloudProvider {
     }
     try {
       const name = summaryName(summary);
+      const addresses = kindNodeAddresses(inspect, { overrides });
+      if (addresses.length === 0 && kindContainerStopped(inspect)) {
+        // No addresses, no error: the node keeps the ones it has until the container runs again.
+        this.logger?.debug({ node: node.name, container: name, state: inspect.State?.Status }, 'kind: node container stopped; its addresses are left as they are');
+      }
       return found({
-        providerID: formatKindProviderID({ cluster: this.config.cluster, node: name }),
+        // The node's own providerID when it has one (kind's kubelets always do); else the form
+        // cloud-provider-kind answers with.
+        providerID: node.providerID || formatKindProviderID({ cluster: this.config.cluster, node: name }),
         instanceType: 'kind-node',
-        addresses: kindNodeAddresses(inspect, { overrides }),
+        addresses,
       });
     } catch (err) {
       return retryableError(new Error(`kind: node ${node.name}: ${(err as Error).message}`, { cause: err }));

@@ -232,8 +232,9 @@ describe('every provider loads from the pruned install and answers its emulator'
       docker.addContainer({ name: 'kind-worker', labels: { 'io.x-k8s.kind.cluster': 'kind' }, networks: { kind: { IPAddress: '172.18.0.2' } } });
       const conf = path.join(dir, 'kind.yaml');
       await writeFile(conf, `cluster: kind\ndockerSocket: ${docker.socketPath}\n`);
-      const answer = await askInChild('kind', conf, [{ name: 'kind-worker' }], {});
-      expect(answer).toMatchObject({ 'kind-worker': { providerID: 'kind://kind/kind/kind-worker', addresses: expect.arrayContaining([{ type: 'InternalIP', address: '172.18.0.2' }]) } });
+      // As kind's kubelet registers it: --provider-id=kind://docker/<cluster>/<node>.
+      const answer = await askInChild('kind', conf, [{ name: 'kind-worker', providerID: 'kind://docker/kind/kind-worker' }], {});
+      expect(answer).toMatchObject({ 'kind-worker': { providerID: 'kind://docker/kind/kind-worker', addresses: expect.arrayContaining([{ type: 'InternalIP', address: '172.18.0.2' }]) } });
     } finally {
       await docker.stop();
     }

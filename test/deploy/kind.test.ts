@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { parseKindConfig } from '../../providers/kind/config.js';
 import { parseKindOverrides } from '../../providers/kind/overrides.js';
+import { parseKindProviderID } from '../../providers/kind/provider-id.js';
 import { loadYamlFile, podContainers, render, type JsonObject } from './kustomize.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -71,6 +72,26 @@ describe('kind provider config and overrides', () => {
     expect(parseKindOverrides(text, 'overlay ConfigMap')).toEqual({ nodes: {} });
     const role = overlay.find((o) => o.kind === 'Role' && o.metadata.namespace === ref?.namespace && JSON.stringify(o.rules).includes('configmaps'));
     expect(role).toBeDefined();
+  });
+
+  it('every node of the cluster carries a providerID the kind provider reads as a node of its cluster', () => {
+    const cfg = loadYamlFile(path.join(KIND, 'cluster-dual.yaml'))[0] as JsonObject;
+    // kind's node names (pkg/cluster/internal/providers/common/namer.go): <cluster>-<role>[<n>].
+    const seen = new Map<string, number>();
+    const names = (cfg.nodes as JsonObject[]).map((n) => {
+      const role = String(n.role);
+      const count = (seen.get(role) ?? 0) + 1;
+      seen.set(role, count);
+      return `${String(cfg.name)}-${role}${count > 1 ? count : ''}`;
+    });
+    expect(names).toEqual(['control-plane', 'worker', 'worker2', 'worker3', 'worker4', 'worker5'].map((r) => `node-address-ccm-${r}`));
+    for (const node of names) {
+      // What kind puts in each kubelet's --provider-id (pkg/cluster/internal/kubeadm/config.go).
+      expect(parseKindProviderID(`kind://docker/${String(cfg.name)}/${node}`)).toEqual({ nodeProvider: 'docker', cluster: providerConf.cluster, node });
+    }
+    // e2e.sh checks that each Node registered with exactly that providerID before the suite runs.
+    expect(script).toContain(`[[ "\${provider_id}" == "kind://docker/\${CLUSTER}/\${node}" ]]`);
+    expect(script.indexOf('provider_id="$(kc get node')).toBeLessThan(script.lastIndexOf('npx vitest run test/e2e'));
   });
 
   it('e2e.sh writes that ConfigMap key, with overrides the kind provider accepts', () => {

@@ -161,7 +161,7 @@ describe('cloud-node-lifecycle through the API double', () => {
     const label = { 'io.x-k8s.kind.cluster': 'kind' };
     docker.addContainer({ name: 'kind-worker', labels: label, networks: { kind: { IPAddress: '172.18.0.2' } } });
     docker.addContainer({ name: 'kind-worker2', labels: label, networks: { kind: { IPAddress: '172.18.0.4' } } });
-    for (const name of ['kind-worker', 'kind-worker2']) createNode(cluster.api, { name, tainted: false, ready: 'True', providerID: `kind://kind/kind/${name}` });
+    for (const name of ['kind-worker', 'kind-worker2']) createNode(cluster.api, { name, tainted: false, ready: 'True', providerID: `kind://docker/kind/${name}` });
     const kind = new KindProvider({ cluster: 'kind', dockerSocket: docker.socketPath }, new DockerClient({ socketPath: docker.socketPath }));
     const { controller, events } = await run(kind);
     controller.start();

@@ -20,6 +20,11 @@ export interface EmulatedContainerInput {
   networks?: Record<string, EmulatedNetwork>;
   /** Docker state: running (default), exited, created, paused, restarting, dead. */
   state?: string;
+  /**
+   * HostConfig.NetworkMode: the network `docker run --net` named (kind: `kind`, or
+   * KIND_EXPERIMENTAL_DOCKER_NETWORK's). Default: `kind` when the container is on it, else `bridge`.
+   */
+  networkMode?: string;
 }
 
 interface Stored {
@@ -103,32 +108,54 @@ export class DockerEmulator {
 
   private inspect(c: Stored): Record<string, unknown> {
     const state = c.input.state ?? 'running';
+    // Docker gives a container its IPs while it runs (paused included) and clears them, and the
+    // endpoint, when it stops; the attachments themselves stay.
+    const up = state === 'running' || state === 'paused';
     const networks: Record<string, unknown> = {};
     for (const [name, n] of Object.entries(c.input.networks ?? {})) {
       networks[name] = {
         IPAMConfig: null,
         Links: null,
-        Aliases: [c.input.name],
+        Aliases: name === 'bridge' ? null : [c.input.name],
+        MacAddress: up ? '02:42:ac:12:00:02' : '',
+        DriverOpts: null,
+        GwPriority: 0,
         NetworkID: randomBytes(32).toString('hex'),
-        EndpointID: state === 'running' ? randomBytes(32).toString('hex') : '',
-        Gateway: '',
-        // A stopped container keeps its network attachments but has no addresses.
-        IPAddress: state === 'running' ? (n.IPAddress ?? '') : '',
-        IPPrefixLen: n.IPPrefixLen ?? (n.IPAddress ? 16 : 0),
+        EndpointID: up ? randomBytes(32).toString('hex') : '',
+        Gateway: up && n.IPAddress ? n.IPAddress.replace(/\.\d+$/, '.1') : '',
+        IPAddress: up ? (n.IPAddress ?? '') : '',
+        IPPrefixLen: up ? (n.IPPrefixLen ?? (n.IPAddress ? 16 : 0)) : 0,
         IPv6Gateway: '',
-        GlobalIPv6Address: state === 'running' ? (n.GlobalIPv6Address ?? '') : '',
-        GlobalIPv6PrefixLen: n.GlobalIPv6PrefixLen ?? (n.GlobalIPv6Address ? 64 : 0),
-        MacAddress: '02:42:ac:12:00:02',
+        GlobalIPv6Address: up ? (n.GlobalIPv6Address ?? '') : '',
+        GlobalIPv6PrefixLen: up ? (n.GlobalIPv6PrefixLen ?? (n.GlobalIPv6Address ? 64 : 0)) : 0,
+        DNSNames: name === 'bridge' ? null : [c.input.name, c.id.slice(0, 12)],
       };
     }
+    const networkMode = c.input.networkMode ?? (c.input.networks && 'kind' in c.input.networks ? 'kind' : 'bridge');
     return {
       Id: c.id,
       Created: '2026-01-01T00:00:00.000000000Z',
+      Path: '/usr/local/bin/entrypoint',
+      Args: ['/sbin/init'],
       Name: `/${c.input.name}`,
-      State: { Status: state, Running: state === 'running', Paused: state === 'paused', Restarting: state === 'restarting', Pid: state === 'running' ? 4242 : 0, ExitCode: 0 },
+      State: {
+        Status: state,
+        Running: up || state === 'restarting',
+        Paused: state === 'paused',
+        Restarting: state === 'restarting',
+        OOMKilled: false,
+        Dead: state === 'dead',
+        Pid: up ? 4242 : 0,
+        ExitCode: state === 'exited' ? 130 : 0,
+        Error: '',
+      },
       Image: 'sha256:' + '0'.repeat(64),
-      Config: { Hostname: c.input.name, Image: 'kindest/node:v1.33.1', Labels: c.input.labels ?? {} },
-      NetworkSettings: { Networks: networks },
+      RestartCount: 0,
+      Driver: 'overlay2',
+      Platform: 'linux',
+      HostConfig: { NetworkMode: networkMode, RestartPolicy: { Name: 'on-failure', MaximumRetryCount: 1 }, Privileged: true },
+      Config: { Hostname: c.input.name, Image: 'kindest/node:v1.33.1', Labels: c.input.labels ?? {}, StopSignal: 'SIGRTMIN+3' },
+      NetworkSettings: { Bridge: '', SandboxID: up ? randomBytes(32).toString('hex') : '', SandboxKey: up ? `/var/run/docker/netns/${c.id.slice(0, 12)}` : '', Ports: {}, Networks: networks },
     };
   }
 
@@ -141,8 +168,9 @@ export class DockerEmulator {
       Image: 'kindest/node:v1.33.1',
       Labels: c.input.labels ?? {},
       State: state,
-      Status: state === 'running' ? 'Up 5 minutes' : 'Exited (0) 1 minute ago',
-      NetworkSettings: full.NetworkSettings,
+      Status: state === 'running' ? 'Up 5 minutes' : state === 'paused' ? 'Up 5 minutes (Paused)' : 'Exited (130) 1 minute ago',
+      HostConfig: { NetworkMode: (full.HostConfig as { NetworkMode: string }).NetworkMode },
+      NetworkSettings: { Networks: (full.NetworkSettings as { Networks: unknown }).Networks },
     };
   }
 

@@ -6,6 +6,11 @@ import { GceEmulator, staticTokenAuthClient, type EmulatedInstance } from '../..
 import { ComputeInstanceSource, createGceProvider, createInstancesClient, GceProvider, GCE_LISTING_MAX_AGE_MS, type GceConfig, type GceProviderOptions } from '../../../providers/gce/index.js';
 import { readCloudConfig } from '../../../providers/cloud-config.js';
 import type { CloudProvider, InstanceResult, NodeRef } from '../../../providers/types.js';
+import { cloudRangesFromProvider } from '../../../src/controllers/nodeipam/cloud-ranges.js';
+import { createNode, useDouble } from '../../kit/double.js';
+import { eventually } from '../../kit/wait.js';
+import { podCIDRsOf, startReplica } from '../../controllers/nodeipam/harness.js';
+import { computeInstance, IPV4_ONLY_NIC } from './compute-instance.js';
 
 const PROJECT = 'e2e-proj';
 
@@ -162,13 +167,83 @@ describe('gce provider against the compute v1 emulator', () => {
     expect(byId?.kind === 'found' && byId.value.addresses[0]).toEqual({ type: 'InternalIP', address: '10.0.0.8' });
   });
 
-  it('rejects a providerID of another project or a malformed one, per node', async () => {
-    const res = await gce.instancesMetadata([
-      { name: 'x', providerID: 'gce://other-proj/us-central1-a/a-9' },
-      { name: 'y', providerID: 'aws:///us-east-1a/i-0123' },
-    ]);
-    expect(res.get('x')).toMatchObject({ kind: 'error', error: { message: expect.stringMatching(/is in project other-proj, this adapter lists e2e-proj/) } });
+  it('a providerID naming another project (a project number, say) is looked up in this project, as cloud-provider-gcp does', async () => {
+    // cloud-provider-gcp without --enable-multi-project ignores the providerID's project
+    // (gce_instances.go InstanceMetadata / instanceByProviderID; TestProjectFromNodeProviderID):
+    // here too, the zone and name are looked up in the configured project's listing.
+    emu.addInstance(PROJECT, 'us-central1-a', vm('a-9', 10));
+    try {
+      const nodes = [
+        { name: 'a-1', providerID: 'gce://123456789012/us-central1-a/a-1' },
+        { name: 'a-9', providerID: 'gce://other-proj/us-central1-a/a-9' },
+      ];
+      const res = await gce.instancesMetadata(nodes);
+      const a1 = res.get('a-1');
+      // The node's own providerID is answered, as upstream answers it.
+      expect(a1?.kind === 'found' && a1.value.providerID).toBe('gce://123456789012/us-central1-a/a-1');
+      expect(a1?.kind === 'found' && a1.value.addresses[0]).toEqual({ type: 'InternalIP', address: '10.0.0.3' });
+      // Upstream's test: same name and zone in both projects; the configured project's instance is the one read.
+      const a9 = res.get('a-9');
+      expect(a9?.kind === 'found' && a9.value).toMatchObject({ providerID: 'gce://other-proj/us-central1-a/a-9', addresses: [{ type: 'InternalIP', address: '10.0.0.12' }, { type: 'ExternalIP', address: '34.0.0.12' }, { type: 'InternalIP', address: 'fd20:0:0:a::' }] });
+      expect(summarise(await gce.instancesExist(nodes))).toEqual({ 'a-1': true, 'a-9': true });
+      expect(emu.count('get')).toBe(0);
+    } finally {
+      emu.removeInstance(PROJECT, 'us-central1-a', 'a-9');
+    }
+  });
+
+  it('an instance missing from this project while the providerID names another: an error, never "gone"', async () => {
+    // a-9 lives in other-proj only. Upstream would answer InstanceNotFound and delete the Node.
+    const nodes = [{ name: 'a-9', providerID: 'gce://other-proj/us-central1-a/a-9' }, { name: 'gone', providerID: `gce://${PROJECT}/us-central1-a/gone` }];
+    const res = await gce.instancesMetadata(nodes);
+    expect(res.get('a-9')).toMatchObject({ kind: 'error', error: { message: 'gce: node a-9: no instance a-9 in e2e-proj/us-central1-a, and its providerID names project other-proj, which this adapter does not list; not taken for gone' } });
+    expect(res.get('gone')?.kind).toBe('notFound');
+    expect(summarise(await gce.instancesExist(nodes))).toEqual({ 'a-9': 'error', gone: false });
+    expect(summarise(await gce.instancesShutdown(nodes))).toEqual({ 'a-9': 'error', gone: 'notFound' });
+  });
+
+  it('rejects a malformed providerID, per node', async () => {
+    const res = await gce.instancesMetadata([{ name: 'y', providerID: 'aws:///us-east-1a/i-0123' }, { name: 'a-1' }]);
     expect(res.get('y')).toMatchObject({ kind: 'error', error: { message: expect.stringMatching(/does not start with gce:\/\//) } });
+    expect(res.get('a-1')?.kind).toBe('found');
+  });
+
+  it('pod ranges by the stack type, apart from the addresses: a single-stack node of a dual-stack cluster gets none and says why; host bits are a note', async () => {
+    const zone = 'us-central1-a';
+    emu.addInstance(PROJECT, zone, computeInstance(IPV4_ONLY_NIC, { name: 'v4-only' }));
+    emu.addInstance(PROJECT, zone, computeInstance({ aliasIpRanges: undefined }, { name: 'v6-only' }));
+    emu.addInstance(PROJECT, zone, computeInstance({ aliasIpRanges: [{ ipCidrRange: '10.10.10.10/24', subnetworkRangeName: 'pods' }] }, { name: 'host-bits' }));
+    emu.addInstance(PROJECT, zone, computeInstance({ aliasIpRanges: [{ ipCidrRange: 'not-a-range' }] }, { name: 'junk' }));
+    try {
+      const names = ['v4-only', 'v6-only', 'host-bits', 'junk'];
+      const res = await gce.instancesMetadata(names.map((n) => ({ name: n, providerID: `gce://${PROJECT}/${zone}/${n}` })));
+      const value = (n: string) => {
+        const r = res.get(n);
+        if (r?.kind !== 'found') throw new Error(`${n}: ${r?.kind === 'error' ? r.error.message : String(r?.kind)}`);
+        return r.value;
+      };
+      expect(value('v4-only').podCIDRs).toBeUndefined();
+      expect(value('v4-only').podCIDRDetails).toEqual({ missing: 'gce: instance v4-only: stack-type IPV4_IPV6: nic0 has the alias IP range 10.4.1.0/24 but no IPv6 address; a dual-stack node needs both' });
+      expect(value('v4-only').addresses).toEqual([{ type: 'InternalIP', address: '10.128.0.7' }, { type: 'ExternalIP', address: '34.72.10.5' }]);
+      expect(value('v6-only').podCIDRDetails?.missing).toMatch(/nic0 has the IPv6 address 2600:1900:4000:7a1b:0:0:0:0 but no alias IP range/);
+      expect(value('host-bits').podCIDRs).toEqual(['10.10.10.0/24', '2600:1900:4000:7a1b::/112']);
+      expect(value('host-bits').podCIDRDetails).toEqual({ notes: ['the alias IP range 10.10.10.10/24 of nic0 has host bits set; its network 10.10.10.0/24 is the pod range'] });
+      // An unreadable range costs the pod ranges only, never the addresses.
+      expect(value('junk').addresses[0]).toEqual({ type: 'InternalIP', address: '10.128.0.7' });
+      expect(value('junk').podCIDRDetails?.missing).toMatch(/aliasIpRanges\[0\]\.ipCidrRange: "not-a-range" is not a CIDR/);
+
+      const v6 = await provider(emu, { stackType: 'IPV6' });
+      try {
+        const r6 = await v6.instancesMetadata([{ name: 'host-bits' }, { name: 'v4-only' }]);
+        // An IPv6 cluster and a dual-stack node: the IPv6 range alone, as upstream.
+        expect(r6.get('host-bits')?.kind === 'found' && r6.get('host-bits')).toMatchObject({ value: { podCIDRs: ['2600:1900:4000:7a1b::/112'] } });
+        expect(r6.get('v4-only')).toMatchObject({ kind: 'found', value: { podCIDRDetails: { missing: expect.stringMatching(/stack-type IPV6: nic0 has no IPv6 address/) } } });
+      } finally {
+        await v6.close();
+      }
+    } finally {
+      for (const n of ['v4-only', 'v6-only', 'host-bits', 'junk']) emu.removeInstance(PROJECT, zone, n);
+    }
   });
 
   it('with zones configured, lists each zone and leaves other zones alone', async () => {
@@ -299,4 +374,38 @@ describe('gce provider paging at scale', () => {
       await fresh.close?.();
     }
   });
+});
+
+describe('CloudAllocator with the gce provider (dual-stack cluster) through the API server double', () => {
+  const cluster = useDouble();
+
+  it('writes both ranges or none: a node lacking one family waits with a Warning and gets both once the cloud has them; host bits are written as the network', async () => {
+    const emu = new GceEmulator();
+    await emu.start();
+    const zone = 'us-central1-a';
+    emu.addInstance(PROJECT, zone, computeInstance({}, { name: 'both' }));
+    emu.addInstance(PROJECT, zone, computeInstance({ ...IPV4_ONLY_NIC, aliasIpRanges: [{ ipCidrRange: '10.4.2.0/24' }] }, { name: 'v4-only' }));
+    emu.addInstance(PROJECT, zone, computeInstance({ aliasIpRanges: [{ ipCidrRange: '10.10.10.10/24' }], ipv6AccessConfigs: [{ type: 'DIRECT_IPV6', externalIpv6: '2600:1900:4000:7a1c:0:0:0:0', externalIpv6PrefixLength: 96 }] }, { name: 'host-bits' }));
+    const gce = await provider(emu);
+    try {
+      const r = await startReplica(cluster, { cloud: cloudRangesFromProvider(gce) });
+      for (const name of ['both', 'v4-only', 'host-bits']) createNode(cluster.api, { name, tainted: false, providerID: `gce://${PROJECT}/${zone}/${name}` });
+      await eventually(() => podCIDRsOf(cluster.api, 'both').length > 0 && podCIDRsOf(cluster.api, 'host-bits').length > 0 && r.events.for('v4-only').length > 0, { timeoutMs: 10_000, what: 'ranges and the Warning' });
+      expect(podCIDRsOf(cluster.api, 'both')).toEqual(['10.4.1.0/24', '2600:1900:4000:7a1b::/112']);
+      expect(podCIDRsOf(cluster.api, 'host-bits')).toEqual(['10.10.10.0/24', '2600:1900:4000:7a1c::/112']);
+      expect(r.events.for('host-bits')).toEqual([expect.objectContaining({ type: 'Normal', reason: 'CloudRangeChosen', message: 'the alias IP range 10.10.10.10/24 of nic0 has host bits set; its network 10.10.10.0/24 is the pod range' })]);
+      expect(r.controller.ledger.nodeAllocation('host-bits')?.podCIDRs).toEqual(['10.10.10.0/24', '2600:1900:4000:7a1c::/112']);
+      // Never a single-family list: spec.podCIDRs could not be completed afterwards.
+      expect(podCIDRsOf(cluster.api, 'v4-only')).toEqual([]);
+      expect(r.events.for('v4-only')[0]).toMatchObject({ type: 'Warning', reason: 'CloudRangeNotAvailable', message: expect.stringMatching(/no pod range from the cloud: gce: instance v4-only: stack-type IPV4_IPV6: nic0 has the alias IP range 10\.4\.2\.0\/24 but no IPv6 address; a dual-stack node needs both/) });
+
+      // The instance gets its IPv6 address: the retry writes both ranges.
+      emu.addInstance(PROJECT, zone, computeInstance({ aliasIpRanges: [{ ipCidrRange: '10.4.2.0/24' }], ipv6AccessConfigs: [{ type: 'DIRECT_IPV6', externalIpv6: '2600:1900:4000:7a1d:0:0:0:0', externalIpv6PrefixLength: 96 }] }, { name: 'v4-only' }));
+      await eventually(() => podCIDRsOf(cluster.api, 'v4-only').length > 0, { timeoutMs: 20_000, what: 'v4-only retried' });
+      expect(podCIDRsOf(cluster.api, 'v4-only')).toEqual(['10.4.2.0/24', '2600:1900:4000:7a1d::/112']);
+    } finally {
+      await gce.close();
+      await emu.stop();
+    }
+  }, 30_000);
 });

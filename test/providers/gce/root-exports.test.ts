@@ -13,7 +13,7 @@ describe('package root', () => {
       { type: 'InternalIP', address: '172.18.0.2' },
     ]);
     expect(parseGceProviderID('gce://p/us-west1-b/n').zone).toBe('us-west1-b');
-    expect(parseKindProviderID('kind://kind/kind/kind-worker').node).toBe('kind-worker');
+    expect(parseKindProviderID('kind://docker/kind/kind-worker').node).toBe('kind-worker');
   });
   it('registers gce and kind for --cloud-provider', () => {
     expect(knownProviders()).toEqual(expect.arrayContaining(['gce', 'kind']));
