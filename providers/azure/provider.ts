@@ -213,11 +213,11 @@ export class AzureProvider implements CloudProvider {
     let faultDomain = vm.instanceView?.platformFaultDomain;
     if (ref.kind === 'vm' && !(vm.zones?.length)) {
       if (!statuses?.ok) throw statuses?.error ?? new Error('no run-time status listing');
-      const runtime = statuses.value.get(instanceKey(ref));
-      // cloud-provider-azure reads the VM with its instance view; one missing from our (shared, up
-      // to 20 s old) listing is unknown, not fault domain 0.
-      if (!runtime) throw new Error(`VM ${ref.name} is not in the subscription's run-time listing yet`);
-      faultDomain = runtime.instanceView?.platformFaultDomain;
+      const view = statuses.value.get(instanceKey(ref))?.instanceView;
+      // cloud-provider-azure reads the VM with its instance view; a VM our (shared, up to 20 s old)
+      // listing has no view of is unknown, not fault domain 0. A view without a fault domain is 0.
+      if (!view) throw new Error(`VM ${ref.name} has no run-time view in the subscription's listing yet`);
+      faultDomain = view.platformFaultDomain;
     }
     const nics = vm.networkProfile?.networkInterfaces;
     for (const n of nicsUsed(nics, node.name, this.ipConfigurations)) {

@@ -316,7 +316,7 @@ describe('azure provider against the ARM emulator', () => {
     // was not found in the reused one), the run-time listing is still the old one.
     emu.addVM(SUB, RG, vm('vm-new', 15, { zones: undefined, faultDomain: 1 }));
     clock += 1_000;
-    expect(summarise(await azure.instancesMetadata([{ name: 'vm-new' }]))['vm-new']).toMatch(/^error: azure: node vm-new: VM vm-new is not in the subscription's run-time listing yet/);
+    expect(summarise(await azure.instancesMetadata([{ name: 'vm-new' }]))['vm-new']).toMatch(/^error: azure: node vm-new: VM vm-new has no run-time view in the subscription's listing yet/);
     clock += AZURE_LISTING_MAX_AGE_MS + 1;
     expect(summarise(await azure.instancesMetadata([{ name: 'vm-new' }]))['vm-new']).toMatchObject({ zone: '1' });
   });
