@@ -143,7 +143,7 @@ describe('the registry loads one adapter and its SDK on demand', () => {
     const conf = path.join(dir, 'azure.json');
     await writeFile(conf, JSON.stringify({ subscriptionId: '0b1f6471-1bf0-4dda-aec3-111122223333', resourceGroup: 'rg' }));
     const r = await createInChild('azure', { cloudConfig: conf });
-    expect(r.out).toBe(`error --cloud-config ${conf}: no credential: set useFederatedWorkloadIdentityExtension (workload identity), useManagedIdentityExtension (managed identity) or aadClientId and aadClientSecret`);
+    expect(r.out).toBe(`error --cloud-config ${conf}: no credential: set useFederatedWorkloadIdentityExtension (workload identity), useManagedIdentityExtension (managed identity), aadClientId with aadClientSecret or aadClientCertPath, or aadMSIDataPlaneIdentityPath`);
     expect(adaptersLoaded()).toEqual(['azure']);
     expect(log.packagesLoaded(['@azure/'])).toEqual([]);
   });
