@@ -21,7 +21,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify as toYaml } from 'yaml';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { kubeConfigFromString } from '../../src/kube/client.js';
+import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
 import { repoRoot } from './cli.js';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './controlplane.js';
 import { DOUBLE_CLUSTER_CIDRS, DOUBLE_SERVICE_CIDRS, type StaticNodeEntry } from './double.js';
@@ -134,6 +134,8 @@ export class RealServer {
   readonly dir: string;
   readonly #procs = new Processes();
   readonly #nodeConfigs = new Map<string, KubeConfig>();
+  readonly #saKubeconfigs = new Map<string, string>();
+  #admin: KubeClient | undefined;
   #cloudVersion = 0;
   #ca: { cert: string; key: string } | undefined;
 
@@ -189,11 +191,42 @@ export class RealServer {
     return kubeConfigFromString(readFileSync(this.cp.kubeconfig, 'utf8'));
   }
 
+  /** A client as the admin, for the tests' own reads and writes (closed with the server). */
+  admin(): KubeClient {
+    this.#admin ??= new KubeClient(this.adminKubeConfig(), { userAgent: 'realserver-admin', readTimeoutMs: 10_000, writeTimeoutMs: 10_000 });
+    return this.#admin;
+  }
+
+  /**
+   * Whether kube-apiserver's authorizer lets `user` (a ServiceAccount: its groups are added) do
+   * this: a SubjectAccessReview, the question `kubectl auth can-i --as` asks.
+   */
+  async allows(user: string, attributes: { verb: string; resource: string; group?: string; subresource?: string; namespace?: string; name?: string }): Promise<boolean> {
+    const sa = /^system:serviceaccount:([^:]+):/.exec(user);
+    const groups = sa ? ['system:serviceaccounts', `system:serviceaccounts:${sa[1]}`, 'system:authenticated'] : ['system:authenticated'];
+    const review = await this.admin().request<{ status?: { allowed?: boolean } }>({
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, resourceAttributes: { group: '', ...attributes } } },
+    });
+    return review.status?.allowed === true;
+  }
+
   /**
    * A kubeconfig file for a ServiceAccount: a token from the TokenRequest API (`kubectl create
-   * token`, 3 h: longer than any run here) and the control plane's CA.
+   * token`, 3 h: longer than any run here) and the control plane's CA; made once per account.
    */
   async serviceAccountKubeconfig(name = SA_NAME, namespace = SA_NAMESPACE): Promise<string> {
+    const key = `${namespace}/${name}`;
+    let file = this.#saKubeconfigs.get(key);
+    if (!file) {
+      file = await this.#writeServiceAccountKubeconfig(name, namespace);
+      this.#saKubeconfigs.set(key, file);
+    }
+    return file;
+  }
+
+  async #writeServiceAccountKubeconfig(name: string, namespace: string): Promise<string> {
     const token = (await this.kubectl('create', 'token', name, '-n', namespace, '--duration=3h')).trim();
     const file = path.join(this.dir, `sa-${namespace}-${name}.kubeconfig`);
     writeFileSync(file, toYaml({
@@ -273,6 +306,7 @@ export class RealServer {
 
   async close(): Promise<void> {
     await this.stopProcesses();
+    this.#admin?.close();
     await this.cp.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }

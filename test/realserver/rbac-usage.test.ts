@@ -14,7 +14,7 @@
 //  - delete clustercidrs: a second run with another --cluster-cidr deletes the first run's
 //    created-from-flags ClusterCIDR;
 //  - create tokenreviews / subjectaccessreviews (system:auth-delegator): Prometheus scrapes /metrics.
-// Part two, test/realserver/rbac-rules.test.ts, takes each rule away in turn.
+// Part two, test/realserver/rbac-rules-*.test.ts, takes each rule away in turn.
 import { describe, expect, it } from 'vitest';
 import { NODES } from '../../src/kube/types.js';
 import { controlPlaneUnavailable } from '../kit/controlplane.js';

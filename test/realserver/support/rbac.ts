@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { parseAllDocuments, stringify as toYaml } from 'yaml';
+import { isNotFound } from '../../../src/kube/errors.js';
+import { LEASES } from '../../../src/kube/types.js';
 import type { NodeAddress } from '../../../src/model/node-address.js';
 import { repoRoot } from '../../kit/cli.js';
 import type { StaticNodeEntry } from '../../kit/double.js';
@@ -152,7 +154,11 @@ export class ControllerRun {
    * /metrics on HTTPS with delegated authentication, as deploy/'s ServiceAccount.
    */
   static async start(s: RealServer, prefix: string, cloud: Record<string, StaticNodeEntry & { shutdown?: boolean }>, extraArgs: string[] = []): Promise<ControllerRun> {
-    await s.kubectlResult(['delete', 'lease', '-n', SA_NAMESPACE, 'node-address-ccm', '--ignore-not-found']);
+    try {
+      await s.admin().delete(LEASES, 'node-address-ccm', { namespace: SA_NAMESPACE });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
     const kubeconfig = await s.serviceAccountKubeconfig();
     const port = await freePort();
     const args = [...LIFECYCLE_RUN_ARGS, ...MULTI_ARGS, `--secure-port=${port}`, '--bind-address=127.0.0.1', ...extraArgs];
