@@ -1,7 +1,7 @@
 // fieldValidation (Ignore, Warn, Strict): what a write does with fields the kind's schema
 // (openapi-schema.ts) does not declare, answered in kube-apiserver's wording.
 import { ApiError, badRequest, invalid } from './errors.js';
-import { definitionOf, unknownFields } from './openapi-schema.js';
+import { definitionOf, pruneUnknownFields, unknownFields } from './openapi-schema.js';
 import type { Resource } from './store.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -12,7 +12,8 @@ export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
  */
 export function fieldValidationOf(q: URLSearchParams): FieldValidation {
   const v = q.get('fieldValidation');
-  if (v === null || v === '') return 'Ignore';
+  // kube-apiserver's default: warn about unknown fields and drop them.
+  if (v === null || v === '') return 'Warn';
   if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
   throw badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Strict", "Warn"`);
 }
@@ -23,6 +24,12 @@ export function unknownFieldsOf(r: Pick<Resource, 'group' | 'version' | 'kind'>,
   if (!def) return [];
   // Strategic-merge directives ($patch, $setElementOrder/…, $retainKeys…) are not fields.
   return unknownFields(obj, { t: 'ref', name: def }).filter((p) => !/(^|\.)\$/.test(p));
+}
+
+/** `obj` without the fields the schema of `r`'s kind does not declare (unchanged for a kind without one). */
+export function pruneUnknownOf(r: Pick<Resource, 'group' | 'version' | 'kind'>, obj: unknown): unknown {
+  const def = definitionOf(r);
+  return def ? pruneUnknownFields(obj, { t: 'ref', name: def }) : obj;
 }
 
 export function strictDecodingMessage(fields: string[]): string {
