@@ -2,6 +2,9 @@
 // (openapi-schema.ts) does not declare, answered in kube-apiserver's wording.
 import { ApiError, badRequest, invalid } from './errors.js';
 import { definitionOf, pruneUnknownFields, unknownFields } from './openapi-schema.js';
+import { goFormat } from './go-format.js';
+
+export { goFormat };
 import type { Resource } from './store.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -34,17 +37,6 @@ export function pruneUnknownOf(r: Pick<Resource, 'group' | 'version' | 'kind'>, 
 
 export function strictDecodingMessage(fields: string[]): string {
   return `strict decoding error: ${fields.map((f) => `unknown field "${f}"`).join(', ')}`;
-}
-
-/** Go's %+v of a decoded JSON value (map[a:1 b:[x y]]), as kube-apiserver prints a patch. */
-export function goFormat(v: unknown): string {
-  if (v === null || v === undefined) return '<nil>';
-  if (Array.isArray(v)) return `[${v.map(goFormat).join(' ')}]`;
-  if (typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `map[${Object.keys(o).sort().map((k) => `${k}:${goFormat(o[k])}`).join(' ')}]`;
-  }
-  return String(v);
 }
 
 /**

@@ -5,7 +5,7 @@
 // subtrees of the document they leave alone (a 12 KB Node is not copied to change one field), so a
 // caller that mutates the result must copy the part it mutates first.
 import { ApiError, badRequest, patchNotApplied } from './errors.js';
-import { goFormat } from './openapi-validation.js';
+import { goFormat } from './go-format.js';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
