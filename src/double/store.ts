@@ -424,12 +424,6 @@ export class Store {
       // Reported against the resource, not the kind (apiextensions-apiserver's update strategy).
       throw invalid(r.plural, r.group, name, [{ field: 'metadata.resourceVersion', type: 'FieldValueInvalid', value: 0, detail: 'must be specified for an update' }]);
     }
-    // metadata.uid is immutable: a write that names another UID (one planned for an earlier
-    // object of this name) is refused, as kube-apiserver refuses it (422, after the
-    // resourceVersion check). A write without a UID keeps the stored one.
-    if (meta.uid && meta.uid !== oldMeta.uid) {
-      throw invalid(r.kind, r.group, name, [{ field: 'metadata.uid', type: 'FieldValueInvalid', value: meta.uid, detail: 'field is immutable' }]);
-    }
     let next: KObject;
     if (options.subresource === 'status') {
       if (!r.status) throw notFound(r.group, r.plural, name);
