@@ -121,7 +121,7 @@ export async function createCredential(config: Pick<AzureCloudConfig, 'credentia
       }
       let cert;
       try {
-        cert = readClientCertificate(bytes, c.certPassword);
+        cert = await readClientCertificate(bytes, c.certPassword);
       } catch (err) {
         throw new Error(`azure: aadClientCertPath ${c.certPath}: ${(err as Error).message}`, { cause: err });
       }

@@ -1,13 +1,14 @@
 // An AAD application's client certificate, from the bytes of aadClientCertPath (or of an MSI data
 // plane identity's client_secret), into the one PEM text @azure/identity's ClientCertificateCredential
-// takes. Pure: bytes in, PEM out; the caller reads the file.
+// takes. Bytes in, PEM out, no I/O; the caller reads the file.
 //
 // What cloud-provider-azure accepts (azidentity.ParseCertificates, then MSAL Go's NewCredFromCert):
 // PEM (CERTIFICATE blocks and one PRIVATE KEY or RSA PRIVATE KEY block) when no password is given,
 // else PKCS#12; the key must be RSA and match one of the certificates, which goes first in the
 // chain sent as x5c (SendCertificateChain), the others after it in the file's order. This does
 // the same, and also takes an encrypted PEM key (ENCRYPTED PRIVATE KEY, or OpenSSL's older
-// Proc-Type form) with the password, which Go's reader refuses; PKCS#12 as pkcs12.ts reads it.
+// Proc-Type form) with the password, which Go's reader refuses; PKCS#12 as pkcs12.ts reads it
+// (node-forge, imported when a PKCS#12 file is read: hence a promise).
 import { createHash, createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readPkcs12 } from './pkcs12.js';
 
@@ -62,9 +63,9 @@ function fromPem(text: string, password: string | undefined): { certificates: Bu
 
 /**
  * The credential's PEM from a certificate file's bytes: PEM if it is PEM text, else PKCS#12
- * (password `''` when none is given). Throws a ClientCertificateError naming what is wrong.
+ * (password `''` when none is given). Rejects with a ClientCertificateError naming what is wrong.
  */
-export function readClientCertificate(bytes: Uint8Array, password?: string): ClientCertificate {
+export async function readClientCertificate(bytes: Uint8Array, password?: string): Promise<ClientCertificate> {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const text = buf.toString('latin1');
   let certificates: Buffer[];
@@ -74,7 +75,7 @@ export function readClientCertificate(bytes: Uint8Array, password?: string): Cli
   } else {
     let contents;
     try {
-      contents = readPkcs12(buf, password ?? '');
+      contents = await readPkcs12(buf, password ?? '');
     } catch (err) {
       throw new ClientCertificateError(`neither PEM nor a readable PKCS#12 file: ${(err as Error).message}`, { cause: err });
     }

@@ -46,8 +46,8 @@ function time(value: unknown, field: string): Date {
   return d;
 }
 
-/** Parses the identity file's text. Pure; throws an MsiDataPlaneError naming the field. */
-export function parseMsiDataPlaneIdentity(text: string): MsiDataPlaneIdentity {
+/** Parses the identity file's text (no I/O); rejects with an MsiDataPlaneError naming the field. */
+export async function parseMsiDataPlaneIdentity(text: string): Promise<MsiDataPlaneIdentity> {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -72,7 +72,7 @@ export function parseMsiDataPlaneIdentity(text: string): MsiDataPlaneIdentity {
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(secret) || secret.length % 4 !== 0) throw new MsiDataPlaneError('client_secret: not standard base64');
   let certificate: ClientCertificate;
   try {
-    certificate = readClientCertificate(Buffer.from(secret, 'base64'));
+    certificate = await readClientCertificate(Buffer.from(secret, 'base64'));
   } catch (err) {
     throw new MsiDataPlaneError(`client_secret: ${(err as Error).message}`, { cause: err });
   }
@@ -157,7 +157,7 @@ export class ReloadingMsiDataPlaneCredential implements TokenCredential {
       throw new MsiDataPlaneError(`aadMSIDataPlaneIdentityPath: reading ${this.path} failed: ${(err as Error).message}`, { cause: err });
     }
     try {
-      return parseMsiDataPlaneIdentity(text);
+      return await parseMsiDataPlaneIdentity(text);
     } catch (err) {
       throw new MsiDataPlaneError(`aadMSIDataPlaneIdentityPath ${this.path}: ${(err as Error).message}`, { cause: err });
     }

@@ -24,8 +24,8 @@ describe('readClientCertificate', () => {
     ['PKCS#12 as OpenSSL 1.x and Windows write it', 'client-legacy.pfx', 'pfx-password'],
     ['PKCS#12 as OpenSSL 3 writes it', 'client-aes.pfx', 'pfx-password'],
     ['PKCS#12 without a password', 'client-nopass.pfx', undefined],
-  ])('%s', (_name, file, password) => {
-    const c = readClientCertificate(fixture(file), password);
+  ])('%s', async (_name, file, password) => {
+    const c = await readClientCertificate(fixture(file), password);
     expect(certsOf(c.pem)).toEqual(['CN=node-address-ccm test client']);
     // The key, unencrypted, in the same text: what ClientCertificateCredential signs with.
     const key = createPrivateKey(c.pem);
@@ -38,21 +38,22 @@ describe('readClientCertificate', () => {
     expect(c.notAfter.getTime()).toBe(new Date(client.validTo).getTime());
   });
 
-  it('a chain: the certificate matching the key first, the others after it in file order (MSAL Go NewCredFromCert)', () => {
-    expect(certsOf(readClientCertificate(fixture('chain-ca-first.pem')).pem)).toEqual(['CN=node-address-ccm test leaf', 'CN=node-address-ccm test CA']);
-    expect(certsOf(readClientCertificate(fixture('chain-legacy.pfx'), 'pfx-password').pem)).toEqual(['CN=node-address-ccm test leaf', 'CN=node-address-ccm test CA']);
+  it('a chain: the certificate matching the key first, the others after it in file order (MSAL Go NewCredFromCert)', async () => {
+    expect(certsOf((await readClientCertificate(fixture('chain-ca-first.pem'))).pem)).toEqual(['CN=node-address-ccm test leaf', 'CN=node-address-ccm test CA']);
+    expect(certsOf((await readClientCertificate(fixture('chain-legacy.pfx'), 'pfx-password')).pem)).toEqual(['CN=node-address-ccm test leaf', 'CN=node-address-ccm test CA']);
   });
 
   it.each([
     ['an EC key (MSAL: "key must be an RSA key")', fixture('ec.pem'), undefined, /the private key is EC; the key must be an RSA key/],
-    ['a key that matches no certificate', Buffer.concat([fixture('rotated.crt'), Buffer.from(createPrivateKey(readClientCertificate(fixture('client.pem')).pem).export({ format: 'pem', type: 'pkcs8' }) as string)]), undefined, /the private key doesn't match any certificate in the file/],
+    ['an EC key in PKCS#12', fixture('ec.pfx'), 'pfx-password', /the private key is EC; the key must be an RSA key/],
+    ['a key that matches no certificate', Buffer.concat([fixture('rotated.crt'), Buffer.from(createPrivateKey(fixture('client.pem')).export({ format: 'pem', type: 'pkcs8' }) as string)]), undefined, /the private key doesn't match any certificate in the file/],
     ['a certificate alone', fixture('client.crt'), undefined, /no private key in the file/],
     ['two keys', Buffer.concat([fixture('client.pem'), fixture('client.pem')]), undefined, /2 private keys in the file, expected one/],
     ['an encrypted key without aadClientCertPassword', fixture('client-encrypted-key.pem'), undefined, /the private key is encrypted and aadClientCertPassword is not set/],
     ['an encrypted key with a wrong password', fixture('client-encrypted-key.pem'), 'nope', /the private key cannot be read \(wrong aadClientCertPassword\?\)/],
     ['a PKCS#12 file with a wrong password', fixture('client-legacy.pfx'), 'nope', /^neither PEM nor a readable PKCS#12 file: the password is wrong/],
     ['random bytes', Buffer.from('not a certificate at all'), undefined, /^neither PEM nor a readable PKCS#12 file/],
-  ])('%s is an error', (_name, bytes, password, message) => {
-    expect(() => readClientCertificate(bytes, password)).toThrow(message);
+  ])('%s is an error', async (_name, bytes, password, message) => {
+    await expect(readClientCertificate(bytes, password)).rejects.toThrow(message);
   });
 });

@@ -25,14 +25,14 @@ const file = (over: Record<string, unknown> = {}) => JSON.stringify({
 });
 
 describe('parseMsiDataPlaneIdentity', () => {
-  it('the identity, its authority and its certificate', () => {
-    const id = parseMsiDataPlaneIdentity(file());
+  it('the identity, its authority and its certificate', async () => {
+    const id = await parseMsiDataPlaneIdentity(file());
     expect(id).toMatchObject({ clientId: '77777777-8888-9999-aaaa-bbbbbbbbbbbb', tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47', authorityHost: 'https://login.microsoftonline.com/' });
     expect(id.notBefore.toISOString()).toBe('2025-01-01T00:00:00.000Z');
     expect(id.notAfter?.toISOString()).toBe('2025-04-01T00:00:00.000Z');
     expect(id.certificate.subject).toBe('CN=node-address-ccm test client');
     // A PEM certificate in the secret is read too, as ParseCertificates does without a password.
-    expect(parseMsiDataPlaneIdentity(file({ client_secret: fixture('client.pem').toString('base64') })).certificate.thumbprint).toBe(id.certificate.thumbprint);
+    expect((await parseMsiDataPlaneIdentity(file({ client_secret: fixture('client.pem').toString('base64') }))).certificate.thumbprint).toBe(id.certificate.thumbprint);
   });
 
   it.each([
@@ -45,8 +45,8 @@ describe('parseMsiDataPlaneIdentity', () => {
     ['a secret that is no certificate', file({ client_secret: Buffer.from('hello').toString('base64') }), /^client_secret: neither PEM nor a readable PKCS#12 file/],
     ['a password-protected PKCS#12 secret', file({ client_secret: fixture('client-legacy.pfx').toString('base64') }), /^client_secret: neither PEM nor a readable PKCS#12 file: the password is wrong/],
     ['a not_before that is no RFC 3339 time', file({ not_before: '01/01/2025' }), 'not_before: "01/01/2025" is not an RFC 3339 time'],
-  ])('%s is an error', (_name, text, message) => {
-    expect(() => parseMsiDataPlaneIdentity(text)).toThrow(message);
+  ])('%s is an error', async (_name, text, message) => {
+    await expect(parseMsiDataPlaneIdentity(text)).rejects.toThrow(message);
   });
 });
 
