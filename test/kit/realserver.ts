@@ -24,7 +24,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient, kubeConfigFromString } from '../../src/kube/client.js';
 import { repoRoot } from './cli.js';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './controlplane.js';
-import { DOUBLE_CLUSTER_CIDRS, DOUBLE_SERVICE_CIDRS, type StaticNodeEntry } from './double.js';
+import { DOUBLE_SERVICE_CIDRS, defaultRunArgs, type StaticNodeEntry } from './double.js';
 import { Processes, type CliProcess, type StartOptions } from './processes.js';
 import { issueClientCertificate } from './x509.js';
 import { kubectl as runKubectl, type KubectlResult } from '../kubectl/kubectl.js';
@@ -89,27 +89,19 @@ export interface RealServerOptions extends ControlPlaneOptions {
   manifests?: string[];
 }
 
-/** Flags of every `run` here: deploy/'s leader election (its Lease), short timings, the tier's ranges. */
+/**
+ * Flags of every `run` here: startRun's (the double's tests), with deploy/'s leader election in
+ * place of none: the Lease its Role names, in kube-system, with short timings.
+ */
 export function realServerRunArgs(kubeconfigPath: string, cloudConfigPath: string): string[] {
   return [
-    `--kubeconfig=${kubeconfigPath}`,
-    '--cloud-provider=static',
-    `--cloud-config=${cloudConfigPath}`,
-    '--controllers=*',
-    '--allocate-node-cidrs=true',
-    `--cluster-cidr=${DOUBLE_CLUSTER_CIDRS.join(',')}`,
-    '--node-cidr-mask-size-ipv4=24',
-    '--node-cidr-mask-size-ipv6=64',
-    `--service-cluster-ip-range=${REAL_SERVICE_CIDRS.join(',')}`,
-    // deploy/base/deployment.yaml's election: the Lease its Role names, in kube-system.
+    ...defaultRunArgs(kubeconfigPath, cloudConfigPath).filter((a) => a !== '--leader-elect=false'),
     '--leader-elect=true',
     `--leader-elect-resource-namespace=${SA_NAMESPACE}`,
     '--leader-elect-resource-name=node-address-ccm',
     '--leader-elect-lease-duration=4s',
     '--leader-elect-renew-deadline=3s',
     '--leader-elect-retry-period=1s',
-    '--secure-port=0',
-    '--node-status-update-frequency=1s',
   ];
 }
 
