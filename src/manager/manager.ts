@@ -499,7 +499,7 @@ export class ControllerManager {
     const ipam = mode === 'CloudAllocator' && this.#provider
       ? new CloudAllocator({
         ...common,
-        ranges: cloudRangesFromProvider(this.#provider, { registry: this.registry, signal }),
+        ranges: cloudRangesFromProvider(this.#provider, { registry: this.registry, signal, logger: this.#log }),
         serviceRanges: () => serviceCIDRs?.serviceRanges().flatMap((r) => r.cidrs) ?? [],
         patchStatus: (name: string, patch: unknown) => client.patch(NODES, name, patch, 'strategic', { subresource: 'status' }),
         gatherMs: CLOUD_BATCH_GATHER_MS,

@@ -5,12 +5,12 @@
 // uid) once the Node is past its start-up grace period and two answers a period apart agree; a
 // shut-down one is tainted. A provider that cannot answer leaves the node for next period.
 import type { Registry } from 'prom-client';
-import type { CloudProvider, InstanceResult, NodeRef } from '../../../providers/types.js';
+import type { CloudProvider, InstanceResult } from '../../../providers/types.js';
 import { realClock, type Clock, type ClockTimer } from '../../kube/clock.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { silentLogger, WarningSummary, type Logger } from '../../log.js';
 import { forEachLimited } from '../../util/limit.js';
-import { cloudNodeMetrics, type CloudNodeMetrics } from '../metrics.js';
+import { ProviderCalls } from '../provider-calls/calls.js';
 import type { NodeObject } from '../../model/node.js';
 import type { NodeCache, NodeDeleter, NodeEventSink, NodeWriter } from '../seams.js';
 import { lifecycleMetrics, type LifecycleMetrics } from './metrics.js';
@@ -62,7 +62,7 @@ export class CloudNodeLifecycleController {
   readonly #o: Required<Pick<CloudNodeLifecycleControllerOptions, 'maxBatch' | 'writeConcurrency' | 'conflictRetries' | 'startupGraceMs'>> & CloudNodeLifecycleControllerOptions;
   readonly #log: Logger;
   readonly #clock: Clock;
-  readonly #calls: CloudNodeMetrics | undefined;
+  readonly #calls: ProviderCalls;
   readonly #metrics: LifecycleMetrics | undefined;
   readonly #abort = new AbortController();
   #timer: ClockTimer | undefined;
@@ -80,7 +80,7 @@ export class CloudNodeLifecycleController {
     this.#o = { maxBatch, writeConcurrency: 16, conflictRetries: 3, ...options, startupGraceMs };
     this.#log = (options.logger ?? silentLogger).child({ controller: 'cloud-node-lifecycle' });
     this.#clock = options.clock ?? realClock;
-    this.#calls = options.registry ? cloudNodeMetrics(options.registry) : undefined;
+    this.#calls = new ProviderCalls({ provider: options.provider, registry: options.registry, clock: this.#clock, logger: this.#log });
     this.#metrics = options.registry ? lifecycleMetrics(options.registry) : undefined;
   }
 
@@ -201,29 +201,13 @@ export class CloudNodeLifecycleController {
     }
   }
 
-  /** One provider call for the chunk; a rejected call counts as an error answer for every node in it. */
+  /**
+   * The chunk's answers: one provider round, split in halves when a call fails as a whole (a
+   * node left unanswered is an error answer, never "gone").
+   */
   async #ask(operation: 'instancesExist' | 'instancesShutdown', chunk: readonly Pending[], stats: MonitorStats): Promise<Map<string, InstanceResult<boolean>>> {
-    const refs: NodeRef[] = chunk.map(({ node }) => {
-      const ref: NodeRef = { name: node.metadata.name };
-      if (node.spec?.providerID) ref.providerID = node.spec.providerID;
-      if (node.metadata.labels) ref.labels = node.metadata.labels;
-      return ref;
-    });
-    const provider = this.#o.provider.name;
-    const started = this.#clock.now();
     stats.providerCalls++;
-    try {
-      const answers = await this.#o.provider[operation](refs, this.#abort.signal);
-      const partial = [...answers.values()].some((a) => a.kind === 'error');
-      this.#calls?.cloudCalls.inc({ provider, operation, result: partial ? 'partial' : 'success' });
-      return answers;
-    } catch (error) {
-      this.#calls?.cloudCalls.inc({ provider, operation, result: 'error' });
-      const err = error instanceof Error ? error : new Error(String(error));
-      return new Map(refs.map((r) => [r.name, { kind: 'error', error: err, retryable: true } as const]));
-    } finally {
-      this.#calls?.cloudCallDuration.observe({ provider, operation }, (this.#clock.now() - started) / 1000);
-    }
+    return this.#calls.ask(operation, chunk.map((p) => p.node), this.#abort.signal);
   }
 
   async #delete(node: NodeObject, uid: string, message: string, stats: MonitorStats): Promise<void> {

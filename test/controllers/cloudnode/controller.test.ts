@@ -84,6 +84,34 @@ describe('CloudNodeController', () => {
     expect(metrics.map((m) => m.name)).toContain('node_controller_cloud_provider_taint_removal_delay_seconds');
   });
 
+  it('one node whose batches fail costs only its own answer; afterwards it is asked alone and a hang of its own blocks no one', async () => {
+    const { store, events, cloud, controller } = setup({ workers: 1 });
+    for (let i = 0; i < 50; i++) {
+      cloud.setInstance(`n${i}`, { addresses: [ip(`10.0.0.${i + 1}`)] });
+      store.put(makeNode({ name: `n${i}`, uid: `uid-n${i}` }));
+    }
+    cloud.poisonBatches('n17', 'reject', 'the inventory chokes on n17');
+    controller.start();
+    await eventually(() => [...store.nodes.values()].filter((n) => !hasUninitializedTaint(n)).length === 49, { what: '49 nodes initialised' });
+    // In the first round: the batch, then halves down to n17 alone.
+    const firstRound = cloud.callCount();
+    expect(firstRound).toBeLessThanOrEqual(1 + 2 * Math.ceil(Math.log2(50)));
+    expect(hasUninitializedTaint(store.nodes.get('n17')!)).toBe(true);
+    const warnings = events.events.filter((e) => e.type === 'Warning');
+    expect(new Set(warnings.map((e) => e.node))).toEqual(new Set(['n17']));
+    expect(warnings[0]?.message).toBe('failed to get instance metadata from cloud provider fake: the inventory chokes on n17');
+    // Now its calls hang: it is asked alone, and nodes joining meanwhile go through at once, with
+    // one worker, though its call never returns.
+    cloud.poisonBatches('n17', 'hang');
+    await eventually(() => cloud.calls.slice(firstRound).some((c) => c.nodes.join() === 'n17'), { what: 'n17 retried alone' });
+    for (let i = 50; i < 60; i++) {
+      cloud.setInstance(`n${i}`, { addresses: [ip(`10.0.1.${i}`)] });
+      store.put(makeNode({ name: `n${i}`, uid: `uid-n${i}` }));
+    }
+    await eventually(() => [50, 51, 52, 53, 54, 55, 56, 57, 58, 59].every((i) => !hasUninitializedTaint(store.nodes.get(`n${i}`)!)), { what: 'the joining nodes initialised while n17 hangs' });
+    expect(cloud.calls.slice(firstRound).filter((c) => c.nodes.includes('n17')).map((c) => c.nodes)).toEqual([['n17']]);
+  });
+
   it('batches the nodes waiting in the queue into one provider call', async () => {
     const { store, cloud, controller } = setup({ workers: 1 });
     for (let i = 0; i < 20; i++) {

@@ -115,8 +115,9 @@ describe('cloud node lifecycle loop', () => {
     cloud.failNode('a', 'throttled', 1);
     let stats = await pass();
     expect(stats).toMatchObject({ deleted: 0, deferred: 1, unanswered: 1 });
-    // An error is no news: b's first missing answer still counts, a has none yet.
-    cloud.rejectNext(1, 'connection reset');
+    // An error is no news: b's first missing answer still counts, a has none yet. (A call that
+    // fails for its batch is asked again in halves: the batch and both halves fail here.)
+    cloud.rejectNext(3, 'connection reset');
     stats = await pass();
     expect(stats).toMatchObject({ deleted: 0, deferred: 0, unanswered: 2 });
     stats = await pass();
@@ -129,7 +130,18 @@ describe('cloud node lifecycle loop', () => {
     const text = await registry.metrics();
     expect(text).toMatch(/cloud_node_lifecycle_unanswered_total\{reason="providerError"\} 3/);
     expect(text).toMatch(/cloud_node_lifecycle_actions_total\{action="delete",result="success"\} 2/);
-    expect(text).toMatch(/cloudprovider_requests_total\{provider="fake",operation="instancesExist",result="error"\} 1/);
+    expect(text).toMatch(/cloudprovider_requests_total\{provider="fake",operation="instancesExist",result="error"\} 3/);
+  });
+
+  it('one node whose batches fail costs the others nothing: its batch is split, the rest are answered in the same pass', async () => {
+    const cloud = new FakeProvider();
+    const { pass, store } = setup([{ name: 'a', ready: 'False' }, { name: 'b', ready: 'False' }, { name: 'c', ready: 'False' }], cloud);
+    cloud.setInstance('a', { addresses: [], shutdown: true }).setInstance('c', { addresses: [], shutdown: true });
+    cloud.poisonBatches('b', 'reject', 'the inventory chokes on b');
+    const stats = await pass();
+    expect(stats).toMatchObject({ tainted: 2, unanswered: 1, deleted: 0, deferred: 0 });
+    expect(store.get('a')!.spec!.taints).toEqual([SHUTDOWN_TAINT]);
+    expect(store.get('b')!.spec!.taints ?? []).toEqual([]);
   });
 
   it('a taint write that conflicts is re-planned on the fresh node and keeps the taint added meanwhile', async () => {
