@@ -10,7 +10,7 @@ import { stringify as toYaml } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { selfSignedCertificate } from '../../src/serving/certificate.js';
 import { freePort } from '../../src/util/free-port.js';
-import { startReferenceWebhook, type ReferenceWebhook } from '../../examples/webhook/server.js';
+import { startReferenceWebhook, type Intercepted, type ReferenceWebhook } from '../../examples/webhook/server.js';
 import { repoRoot, runCli } from '../kit/cli.js';
 import { createNode, isInitialised, storedNode, useDouble } from '../kit/double.js';
 import { eventually } from '../kit/wait.js';
@@ -130,6 +130,40 @@ describe('run --cloud-provider webhook', () => {
     fault = undefined;
     await eventually(() => isInitialised(cluster.api, 'n1'), { timeoutMs: 15_000, what: 'n1 initialised', describe: () => run.tail(20) });
     expect(storedNode(cluster.api, 'n1').metadata.labels?.['topology.kubernetes.io/zone']).toBe('z1');
+  });
+
+  it('batchSize 1, four nodes failing for four reasons: each node\'s events name its own problem and no other\'s; a healthy node joins meanwhile', async () => {
+    const entry = (name: string, ip: string) => ({ providerID: `inv://${name}`, addresses: [{ type: 'InternalIP', address: ip }] });
+    const inventory = path.join(dir, 'inventory.yaml');
+    await writeFile(inventory, toYaml({ nodes: { 'w-json': entry('w-json', '10.0.0.1'), 'w-version': entry('w-version', '10.0.0.2'), 'w-slow': entry('w-slow', '10.0.0.3'), 'w-503': entry('w-503', '10.0.0.4'), 'w-ok': entry('w-ok', '10.0.0.5') } }));
+    // What each node's POST gets, and the words its events must carry.
+    const faults: Record<string, { fault: (answer: object) => Intercepted; says: string }> = {
+      'w-json': { fault: () => ({ body: '{"apiVersion": "webhook.node-address-ccm.io/v1", "nodes": {' }), says: 'webhook answer refused: not JSON: ' },
+      'w-version': { fault: (answer) => ({ body: JSON.stringify({ ...answer, apiVersion: 'webhook.node-address-ccm.io/v2' }) }), says: 'apiVersion: must be "webhook.node-address-ccm.io/v1" (value "webhook.node-address-ccm.io/v2")' },
+      'w-slow': { fault: () => ({ delayMs: 2_500 }), says: 'no answer within 1s' },
+      'w-503': { fault: () => ({ status: 503, body: 'inventory shard 3 is down' }), says: 'HTTP 503: inventory shard 3 is down' },
+    };
+    webhook = await startReferenceWebhook({ inventory, intercept: (req, answer) => faults[req.nodes[0]!.name]?.fault(answer) });
+    const conf = path.join(dir, 'webhook.yaml');
+    await writeFile(conf, toYaml({ url: webhook.url, insecurePlainHTTP: true, batchSize: 1, timeout: '1s', attempts: 1 }));
+    for (const name of Object.keys(faults)) createNode(cluster.api, { name, nodeIP: null });
+    const run = cluster.start(runFlags('webhook', conf));
+    const own = () => Object.entries(faults).every(([name, f]) => warnings(name).some((w) => w.includes(f.says)));
+    const all = () => Object.keys(faults).map((n) => `${n}:\n  ${warnings(n).join('\n  ')}`).join('\n');
+    await eventually(own, { timeoutMs: 20_000, what: 'each node warned of its own problem', describe: () => `${all()}\n${run.tail(10)}` });
+    createNode(cluster.api, { name: 'w-ok', nodeIP: null });
+    await eventually(() => isInitialised(cluster.api, 'w-ok'), { timeoutMs: 15_000, what: 'w-ok initialised', describe: () => run.tail(20) });
+    // The failing nodes were asked again meanwhile (their backoff is short yet): still their own.
+    for (const [name, f] of Object.entries(faults)) {
+      const mine = warnings(name);
+      expect(mine.length, all()).toBeGreaterThan(0);
+      for (const w of mine) {
+        expect(w, all()).toMatch(/^CloudProviderError: failed to get instance metadata from cloud provider webhook: /);
+        expect(w, all()).toContain(f.says);
+        for (const [other, g] of Object.entries(faults)) if (other !== name) expect(w, all()).not.toContain(g.says);
+      }
+      expect(isInitialised(cluster.api, name)).toBe(false);
+    }
   });
 
   it('plain HTTP without insecurePlainHTTP exits 2 naming the field and the value', async () => {

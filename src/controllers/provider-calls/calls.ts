@@ -128,14 +128,11 @@ export class ProviderCalls {
     const started = this.#clock.now();
     try {
       const answers = (await this.provider[operation](group.map(nodeRef), signal)) as Answers<T>;
-      let partial = false;
-      for (const node of group) {
-        if ((answers.get(node.metadata.name)?.kind ?? 'error') === 'error') {
-          partial = true;
-          break;
-        }
-      }
-      this.#metrics?.cloudCalls.inc({ provider, operation, result: partial ? 'partial' : 'success' });
+      // `error`: no node got anything but an error (the call failed, though it resolved);
+      // `partial`: some did.
+      let errors = 0;
+      for (const node of group) if ((answers.get(node.metadata.name)?.kind ?? 'error') === 'error') errors++;
+      this.#metrics?.cloudCalls.inc({ provider, operation, result: errors === 0 ? 'success' : errors === group.length ? 'error' : 'partial' });
       return answers;
     } catch (err) {
       this.#metrics?.cloudCalls.inc({ provider, operation, result: 'error' });
