@@ -35,6 +35,19 @@ export class CheckedProvider implements CloudProvider {
     this.name = inner.name;
     this.#o = options;
     if (inner.requestPodCIDRs) this.requestPodCIDRs = (node, request, signal) => this.#request(node, request, signal);
+    if (inner.instanceKey) this.instanceKey = (providerID) => this.#instanceKey(providerID);
+  }
+
+  instanceKey?: (providerID: string) => string | undefined;
+
+  /** The adapter's key, or undefined (compared as written) when it throws or answers something that is not a non-empty string. */
+  #instanceKey(providerID: string): string | undefined {
+    try {
+      const key = this.#inner.instanceKey?.(providerID);
+      return typeof key === 'string' && key !== '' ? key : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** `call` with the deadline; rejects with a one-line reason when it passes or the call throws. */

@@ -10,6 +10,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { CloudProvider } from '../../providers/types.js';
 import { CloudNodeController } from '../controllers/cloudnode/controller.js';
 import { CloudNodeLifecycleController } from '../controllers/nodelifecycle/controller.js';
+import { instanceKeyOf, ProviderIDIndex } from '../controllers/provider-ids/live-index.js';
 import type { NodeObject } from '../model/node.js';
 import type { CIDRAllocator, CIDRAllocatorOptions } from '../controllers/nodeipam/cidr-allocator.js';
 import { CloudAllocator } from '../controllers/nodeipam/cloud-allocator.js';
@@ -441,9 +442,12 @@ export class ControllerManager {
       this.#log.info('node-ipam idles: --allocate-node-cidrs is off');
     }
     if (signal.aborted) return;
+    // One index of the live Nodes' instances for both controllers that judge answers by it.
+    const providerIDs = this.#provider && (this.#o.controllers.has('cloud-node') || this.#o.controllers.has('cloud-node-lifecycle'))
+      ? new ProviderIDIndex(instanceKeyOf(this.#provider)).attach(nodes) : undefined;
     if (this.#o.controllers.has('cloud-node') && this.#provider) {
       this.#cloudNode = new CloudNodeController({
-        nodes, writer, events, provider: this.#provider,
+        nodes, writer, events, provider: this.#provider, providerIDs,
         ...(this.#ipam instanceof RangeAllocator ? { claims: this.#ipam } : {}),
         allowDualStack: this.#allowDualStack,
         ...(this.#excludeAddresses ? { excludeAddresses: this.#excludeAddresses } : {}),
@@ -460,7 +464,7 @@ export class ControllerManager {
       // Deleted Nodes release their pod CIDRs through the node-IPAM loop's watch (delete handler).
       this.#lifecycle = new CloudNodeLifecycleController({
         // The term's client, as the writer: ending the term aborts a DELETE in flight.
-        nodes, writer, deleter: nodeDeleterFromClient(client), events, provider: this.#provider,
+        nodes, writer, deleter: nodeDeleterFromClient(client), events, provider: this.#provider, providerIDs,
         monitorPeriodMs: this.#o.nodeMonitorPeriodMs,
         startupGraceMs: this.#o.nodeStartupGracePeriodMs,
         registry: this.registry,

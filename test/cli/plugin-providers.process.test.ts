@@ -14,6 +14,7 @@ import { startReferenceWebhook, type Intercepted, type ReferenceWebhook } from '
 import { repoRoot, runCli } from '../kit/cli.js';
 import { createNode, isInitialised, storedNode, useDouble } from '../kit/double.js';
 import { eventually } from '../kit/wait.js';
+import { findDuplicateJsonKey } from '../../src/util/json-text.js';
 
 const cluster = useDouble();
 let dir: string;
@@ -73,6 +74,34 @@ describe('run --cloud-provider-module', () => {
     await mode('ok');
     await eventually(() => isInitialised(cluster.api, 'n1'), { timeoutMs: 15_000, what: 'n1 initialised', describe: () => run.tail(20) });
     expect(storedNode(cluster.api, 'n1').spec?.providerID).toBe('m://n1');
+  });
+
+  it('an answered providerID another live Node has, or another instance than the node\'s own, leaves the node tainted with a Warning naming both; each log line holds each key once', async () => {
+    const conf = path.join(dir, 'pids.json');
+    const vm = (providerID: string, address: string) => ({ providerID, addresses: [{ type: 'InternalIP', address }] });
+    // reserved-label: every answer carries a kubernetes.io label, which the checks drop with a
+    // warning line from the provider's logger (the line that carried "provider" twice).
+    await writeFile(conf, JSON.stringify({ mode: 'reserved-label', nodes: { 'm-holder': vm('acme://m-holder', '10.0.0.1'), 'm-pid-dup': vm('acme://m-holder', '10.0.0.2'), 'm-pid-mismatch': vm('acme://vm-elsewhere', '10.9.9.9') } }));
+    createNode(cluster.api, { name: 'm-holder', nodeIP: null });
+    const run = cluster.start([...runFlags('misbehaving', conf), `--cloud-provider-module=${MISBEHAVING}`]);
+    await eventually(() => isInitialised(cluster.api, 'm-holder'), { timeoutMs: 15_000, what: 'm-holder initialised', describe: () => run.tail(20) });
+    createNode(cluster.api, { name: 'm-pid-dup', nodeIP: null });
+    createNode(cluster.api, { name: 'm-pid-mismatch', nodeIP: null, providerID: 'acme://m-pid-mismatch' });
+    const expectWarning = (node: string, text: string) => eventually(() => warnings(node).includes(text), { timeoutMs: 15_000, what: `${node}: ${text}`, describe: () => `${warnings(node).join('\n')}\n${run.tail(10)}` });
+    await expectWarning('m-pid-dup', 'ProviderIDInUse: cloud provider misbehaving answered for node "m-pid-dup" with providerID "acme://m-holder", the instance node "m-holder" already has ("acme://m-holder"); two Nodes cannot be one instance, so nothing of the answer is written');
+    await expectWarning('m-pid-mismatch', 'ProviderIDMismatch: cloud provider misbehaving answered for node "m-pid-mismatch" with providerID "acme://vm-elsewhere", another instance than the node\'s own "acme://m-pid-mismatch"; nothing of that answer is written');
+    for (const name of ['m-pid-dup', 'm-pid-mismatch']) {
+      expect(isInitialised(cluster.api, name)).toBe(false);
+      // The kubelet's Hostname only: not the other VM's 10.9.9.9, nor the holder's.
+      expect(storedNode(cluster.api, name).status?.addresses).toEqual([{ type: 'Hostname', address: name }]);
+    }
+    expect(storedNode(cluster.api, 'm-pid-dup').spec?.providerID).toBeUndefined();
+    // The provider's warning is there, with "provider" once; no line of the process repeats a key.
+    const checked = run.lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('answer checked: '));
+    expect(checked).toMatchObject({ provider: 'misbehaving', operation: 'instancesMetadata' });
+    const lines = run.stdout.split('\n').filter((l) => l.startsWith('{'));
+    expect(lines.length).toBeGreaterThan(5);
+    expect(lines.map((l) => [findDuplicateJsonKey(l)?.key, l]).filter(([dup]) => dup !== undefined)).toEqual([]);
   });
 
   it.each([

@@ -16,6 +16,8 @@ import type { PodCIDRClaims } from '../nodeipam/claims.js';
 import type { AddressExclusion } from '../../nodeip/index.js';
 import type { NodeCache, NodeEventSink, NodeWriter } from '../seams.js';
 import { ProviderCalls, type AskedApart } from '../provider-calls/calls.js';
+import { ProviderIDEventReason, refuseAnswer } from '../provider-ids/decide.js';
+import { instanceKeyOf, ProviderIDIndex } from '../provider-ids/live-index.js';
 import {
   addressesPatch, EventReason, initializationPatch, decideAddressRefresh, decideInitialization, rejectedLabelMessage, SYNCED_MESSAGE,
   type AddressPolicy, type InitBlocked, type MetaSpecPatch, type RejectedLabel,
@@ -53,6 +55,8 @@ export interface CloudNodeControllerOptions {
   notReadyRetryMs?: number;
   /** Node writes in flight per worker (default 8). */
   writesPerWorker?: number;
+  /** The live Nodes' providerIDs, shared with the lifecycle controller; absent: kept here from `nodes`. */
+  providerIDs?: ProviderIDIndex;
 }
 
 type SyncOutcome = { ok: true; requeueAfterMs?: number } | { ok: false; error: unknown };
@@ -72,6 +76,8 @@ function stayTaintedSummary(reason: string, count: number): string {
     case EventReason.InstanceNotFound: return `${count} nodes are not known to the cloud provider; they stay tainted`;
     case EventReason.InvalidNodeIP: return `${count} nodes have a provided-node-ip annotation the cloud's addresses cannot satisfy; they stay tainted`;
     case EventReason.MissingProviderID: return `${count} nodes have no providerID, from the node or the cloud; they stay tainted`;
+    case ProviderIDEventReason.Mismatch: return `the cloud answered for ${count} nodes with another instance's providerID; they stay tainted`;
+    case ProviderIDEventReason.InUse: return `${count} nodes would have an instance another live Node already has; they stay tainted`;
     default: return `${count} nodes stay tainted: ${reason}`;
   }
 }
@@ -82,6 +88,8 @@ function refreshSummary(reason: string, count: number): string {
     case EventReason.CloudError: return `address refresh skipped for ${count} nodes: the cloud provider could not answer`;
     case EventReason.InvalidNodeIP: return `addresses of ${count} nodes not updated: their provided-node-ip annotation is no longer satisfiable`;
     case EventReason.UpdateFailed: return `failed to update the addresses of ${count} nodes`;
+    case ProviderIDEventReason.Mismatch: return `addresses of ${count} nodes not updated: the cloud answered with another instance's providerID`;
+    case ProviderIDEventReason.InUse: return `addresses of ${count} nodes not updated: another live Node has the same instance`;
     default: return `address refresh: ${count} nodes: ${reason}`;
   }
 }
@@ -115,6 +123,8 @@ export class CloudNodeController {
   readonly #abort = new AbortController();
   /** Every provider call goes through here: a batch that fails as a whole is split, a node that fails alone is asked alone. */
   readonly #calls: ProviderCalls;
+  /** Which live Node has which instance: an answer naming another Node's instance is refused. */
+  readonly #ids: ProviderIDIndex;
 
   /** The gate, the exclusion and the provider's family hint, as every address decision takes them. */
   readonly #addressPolicy: AddressPolicy;
@@ -133,6 +143,7 @@ export class CloudNodeController {
     this.queue = new WorkQueue<string>({ name: CLOUD_NODE_QUEUE, clock: this.#clock, registry: options.registry });
     const provider = options.provider;
     this.#calls = new ProviderCalls({ provider, registry: options.registry, clock: this.#clock, logger: this.#log });
+    this.#ids = options.providerIDs ?? new ProviderIDIndex(instanceKeyOf(provider));
     this.#addressPolicy = {
       allowDualStack: options.allowDualStack,
       ...(options.excludeAddresses ? { exclude: options.excludeAddresses } : {}),
@@ -146,6 +157,7 @@ export class CloudNodeController {
   }
 
   start(): void {
+    if (!this.#o.providerIDs) this.#ids.attach(this.#o.nodes);
     this.#o.nodes.addHandlers({
       add: (node) => this.#maybeEnqueue(node),
       update: (_old, node) => this.#maybeEnqueue(node),
@@ -330,6 +342,15 @@ export class CloudNodeController {
   /** The next write of an initialisation, planned on the node as read: the addresses, then the rest. */
   #nextWrite(node: NodeObject, metadata: InstanceMetadata): InitStep {
     const name = node.metadata.name;
+    // The answer must be this node's own: its providerID names the node's instance, and no other
+    // live Node's. Checked and claimed in one step, so a second node of the batch answered with
+    // the same instance is refused before anything of it is written.
+    const refused = refuseAnswer(node, metadata.providerID, this.#o.provider.name, this.#ids);
+    if (refused) {
+      this.#ids.release(node);
+      return { kind: 'blocked', reason: refused.reason, message: refused.message };
+    }
+    if (!node.spec?.providerID && metadata.providerID) this.#ids.claim(node, metadata.providerID);
     const decision = decideInitialization(node, metadata, this.#addressPolicy);
     if (decision.kind === 'blocked') return decision;
     // Guarded too: the addresses were chosen by the annotation of this very version.
@@ -438,6 +459,14 @@ export class CloudNodeController {
         const answer = answers.get(name);
         if (!answer || answer.kind !== 'found') {
           if (answer?.kind === 'error') warnings.add(EventReason.CloudError, { node: name, err: answer.error.message, message: 'address refresh skipped' });
+          return;
+        }
+        // Another instance's addresses are never this node's.
+        const refused = refuseAnswer(node, answer.value.providerID, this.#o.provider.name, this.#ids);
+        if (refused) {
+          stats.warned++;
+          this.#o.events.emit(node, 'Warning', refused.reason, `addresses not updated: ${refused.message}`);
+          warnings.add(refused.reason, { node: name, message: `addresses not updated: ${refused.message}` });
           return;
         }
         const decision = decideAddressRefresh(node, answer.value, this.#addressPolicy);

@@ -12,6 +12,8 @@ import { realClock, type Clock } from '../../kube/clock.js';
 import { cloudNodeMetrics } from '../metrics.js';
 import type { Logger } from '../../log.js';
 import { nodeRef, ProviderCalls } from '../provider-calls/calls.js';
+import { refuseAnswer, type InstanceIdentity } from '../provider-ids/decide.js';
+import { instanceKeyOf } from '../provider-ids/live-index.js';
 
 export type CloudRangeResult =
   /** `notes`: how the ranges were chosen; `exclusive`: refuse (never write) a range that clashes. */
@@ -41,6 +43,9 @@ export function cloudRangesFromProvider(provider: CloudProvider, options: { regi
   // A batch that fails as a whole is split, a node that fails alone is asked alone: ProviderCalls.
   const calls = new ProviderCalls({ provider, ...(options.registry ? { registry: options.registry } : {}), clock, ...(options.logger ? { logger: options.logger } : {}) });
   const ask = provider.requestPodCIDRs?.bind(provider);
+  // Ranges from an answer about another instance are never the node's (other Nodes' claims on an
+  // instance are the cloud node controller's to judge; ranges clashing with theirs are caught below).
+  const identity: InstanceIdentity = { keyOf: instanceKeyOf(provider), holderOf: () => undefined };
   return {
     ...(ask
       ? {
@@ -61,16 +66,19 @@ export function cloudRangesFromProvider(provider: CloudProvider, options: { regi
       const out = new Map<string, CloudRangeResult>();
       if (nodes.length === 0) return out;
       const answers = await calls.ask('instancesMetadata', nodes, options.signal);
-      for (const node of nodes) out.set(node.metadata.name, rangeResult(provider.name, node.metadata.name, answers.get(node.metadata.name)));
+      for (const node of nodes) out.set(node.metadata.name, rangeResult(provider.name, node, answers.get(node.metadata.name), identity));
       return out;
     },
   };
 }
 
-function rangeResult(provider: string, node: string, res: InstanceResult<InstanceMetadata> | undefined): CloudRangeResult {
+function rangeResult(provider: string, of: NodeObject, res: InstanceResult<InstanceMetadata> | undefined, identity: InstanceIdentity): CloudRangeResult {
+  const node = of.metadata.name;
   if (!res) return { kind: 'error', error: new Error(`provider ${provider} gave no answer for node ${node}`) };
   if (res.kind === 'error') return { kind: 'error', error: res.error };
   if (res.kind === 'notFound') return { kind: 'none', reason: `the instance is not known to provider ${provider}${res.reason ? `: ${res.reason}` : ''}` };
+  const refused = refuseAnswer(of, res.value.providerID, provider, identity);
+  if (refused) return { kind: 'error', error: new Error(refused.message) };
   const podCIDRs = res.value.podCIDRs ?? [];
   const details = res.value.podCIDRDetails ?? {};
   if (podCIDRs.length === 0) {
