@@ -7,8 +7,8 @@ export type { Logger };
 
 export const LOG_LEVELS: readonly LevelWithSilent[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** Keys pino writes on every line of its own. */
-const PINO_KEYS = ['level', 'time', 'name'] as const;
+/** Keys pino writes on every line of its own, besides `name` (which it writes as a binding). */
+const PINO_KEYS = ['level', 'time'] as const;
 /** Keys a binding may not take: pino's own and the message's. */
 const LINE_KEYS: ReadonlySet<string> = new Set([...PINO_KEYS, 'msg']);
 
@@ -19,7 +19,7 @@ const boundKeys = new WeakMap<object, ReadonlySet<string>>();
  * Each key once per line. pino writes a child's bindings and then the call's fields as they come,
  * so a field a call repeats (`provider`, given by the child logger and again by the caller) was
  * written twice, and a log reader keeps one of them at random. A call's field that a binding (or
- * pino's own level, time, name, msg) already holds is dropped when its value is the same, and
+ * pino's own level, time, msg) already holds is dropped when its value is the same, and
  * written as `<key>.call` when it differs; a child that binds a key its parent already binds
  * replaces that binding, and a binding named like pino's own keys is written as `<key>.bound`.
  */
@@ -70,7 +70,10 @@ export function createLogger(options: { level?: string; name?: string; destinati
     throw new Error(`--log-level: unknown level "${level}" (known: ${LOG_LEVELS.join(', ')})`);
   }
   const opts = { level, name: options.name ?? 'node-address-ccm', base: undefined, ...onceEachKey };
-  return options.destination ? pino(opts, options.destination) : pino(opts);
+  const root = options.destination ? pino(opts, options.destination) : pino(opts);
+  // The root's own binding: its name.
+  boundKeys.set(root, new Set(Object.keys(root.bindings())));
+  return root;
 }
 
 /** A logger that discards everything, for tests and library callers that pass none. */

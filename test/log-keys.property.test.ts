@@ -1,6 +1,7 @@
 // Every log line holds each key once, whatever the children bind and the calls repeat: a call's
 // field equal to a binding is dropped, one that differs is kept as `<key>.call`, a child's binding
-// replaces its parent's, and pino's own keys (level, time, name, msg) are never written twice.
+// replaces its parent's (the logger's name included), and pino's own keys (level, time, msg) are
+// never written twice.
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -31,7 +32,7 @@ describe('log lines', () => {
     await fc.assert(fc.asyncProperty(fc.array(fields, { maxLength: 3 }), fields, fc.boolean(), async (chain, call, withMessage) => {
       const { lines, log } = capture();
       let logger = log;
-      const bound: Record<string, unknown> = {};
+      const bound: Record<string, unknown> = { name: 'node-address-ccm' };
       // pino itself refuses a binding named level; the others are legal.
       for (const b of chain) {
         const { level: _ignored, ...rest } = b;
@@ -44,10 +45,10 @@ describe('log lines', () => {
       expect(lines).toHaveLength(1);
       expect(findDuplicateJsonKey(lines[0]!)).toBeUndefined();
       const line = JSON.parse(lines[0]!) as Record<string, unknown>;
-      const lineKeys = ['time', 'name', 'msg'];
+      const lineKeys = ['time', 'msg'];
       for (const [k, v] of Object.entries(bound)) expect(line[lineKeys.includes(k) ? `${k}.bound` : k]).toEqual(v);
       for (const [k, v] of Object.entries(call)) {
-        const reserved = ['level', 'time', 'name'].includes(k) || (withMessage && k === 'msg');
+        const reserved = ['level', 'time'].includes(k) || (withMessage && k === 'msg');
         if (!reserved && !(k in bound)) expect(line[k]).toEqual(v);
         else if (!reserved && !lineKeys.includes(k) && bound[k] === v) expect(line[`${k}.call`]).toBeUndefined();
         else if (!reserved && !lineKeys.includes(k)) expect(line[`${k}.call`]).toEqual(v);
