@@ -1,7 +1,8 @@
 // A provider this project did not write, behind the same rules as the built-ins: each call has a
-// deadline (a plugin that hangs costs one batch its answer, never the controller's worker), each
-// answer is checked (answers.ts), and whatever it throws becomes an Error for the batch. The
-// controllers turn a rejected call into a retryable error for every node in it: never "not found".
+// deadline (a plugin that hangs never holds the controller's worker), each answer is checked
+// (answers.ts), and whatever it throws becomes an Error for the batch. The controllers ask the
+// nodes of a rejected call again in halves until a node that keeps failing is alone; its error is
+// retryable, never "not found".
 import { abortable, linkSignals } from '../src/util/abort.js';
 import { checkBooleanAnswers, checkMetadataAnswers, showValue, type CheckedAnswers } from './answers.js';
 import type {

@@ -52,12 +52,12 @@ export class WebhookProvider implements CloudProvider {
           return;
         }
         error = new BatchError(`webhook answer refused: ${read.problems.join('; ')}`);
-        this.#log.warn({ operation, url: this.#o.url, nodes: batch.length, problems: read.problems }, 'webhook answer is not a v1 answer; the batch waits');
+        this.#log.warn({ operation, url: this.#o.url, nodes: batch.length, problems: read.problems }, 'webhook answer is not a v1 answer: the nodes of this POST are asked again in halves');
       } catch (err) {
         if (signal?.aborted) throw err;
         if (!(err instanceof WebhookCallError)) throw err;
         error = new BatchError(`webhook ${this.#o.url}: ${err.message}`, { cause: err });
-        this.#log.warn({ operation, url: this.#o.url, nodes: batch.length, err: err.message, ...(err.status ? { status: err.status } : {}) }, 'webhook call failed; the batch waits');
+        this.#log.warn({ operation, url: this.#o.url, nodes: batch.length, err: err.message, ...(err.status ? { status: err.status } : {}) }, 'webhook call failed: the nodes of this POST are asked again in halves');
       }
       for (const n of batch) out.set(n.name, error);
     });

@@ -218,7 +218,7 @@ export class ProviderCalls {
           const e = new Error(`${error.message} (the provider failed for every node of its batch of ${group.length})`, { cause: error });
           for (const node of group) deliver(node, { kind: 'error', error: e, retryable: true });
         }
-        this.#log.info({ provider: this.provider.name, operation, nodes: nodes.length, calls }, 'provider calls failed for every node of a batch, in halves too: the provider fails for everyone; the batch waits');
+        this.#log.info({ provider: this.provider.name, operation, nodes: nodes.length, calls }, 'provider calls failed for every node of a batch, in halves too: the provider fails for everyone; the batch is asked again after its backoff');
       }
       break;
     }
