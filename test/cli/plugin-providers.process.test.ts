@@ -76,6 +76,25 @@ describe('run --cloud-provider-module', () => {
     expect(storedNode(cluster.api, 'n1').spec?.providerID).toBe('m://n1');
   });
 
+  it.each([
+    ['throws', 'poison-throw', 'the inventory chokes on m-bad'],
+    ['answers null', 'poison-null', 'provider misbehaving answered with null, not a Map of node name to outcome'],
+    ['hangs', 'poison-hang', 'provider misbehaving did not answer instancesMetadata within 1s'],
+  ])('a module that %s whenever a batch holds m-bad: the other nodes are initialised, m-bad alone waits with its own event', async (_name, mode, says) => {
+    const conf = path.join(dir, 'poison.json');
+    const vm = (name: string, address: string) => ({ providerID: `m://${name}`, addresses: [{ type: 'InternalIP', address }] });
+    await writeFile(conf, JSON.stringify({ mode, poison: 'm-bad', nodes: { 'm-bad': vm('m-bad', '10.0.0.9'), 'm-ok-1': vm('m-ok-1', '10.0.0.1'), 'm-ok-2': vm('m-ok-2', '10.0.0.2') } }));
+    // Created together: they share the first call.
+    for (const name of ['m-bad', 'm-ok-1', 'm-ok-2']) createNode(cluster.api, { name, nodeIP: null });
+    const run = cluster.start([...runFlags('misbehaving', conf), `--cloud-provider-module=${MISBEHAVING}`]);
+    await eventually(() => isInitialised(cluster.api, 'm-ok-1') && isInitialised(cluster.api, 'm-ok-2'), { timeoutMs: 15_000, what: 'the healthy nodes initialised', describe: () => run.tail(20) });
+    await eventually(() => warnings('m-bad').some((w) => w.includes(says)), { timeoutMs: 15_000, what: `m-bad warned: ${says}`, describe: () => `${warnings('m-bad').join('\n')}\n${run.tail(10)}` });
+    expect(isInitialised(cluster.api, 'm-bad')).toBe(false);
+    expect(warnings('m-ok-1')).toEqual([]);
+    expect(warnings('m-ok-2')).toEqual([]);
+    expect(storedNode(cluster.api, 'm-ok-1').status?.addresses?.[0]).toEqual({ type: 'InternalIP', address: '10.0.0.1' });
+  });
+
   it('an answered providerID another live Node has, or another instance than the node\'s own, leaves the node tainted with a Warning naming both; each log line holds each key once', async () => {
     const conf = path.join(dir, 'pids.json');
     const vm = (providerID: string, address: string) => ({ providerID, addresses: [{ type: 'InternalIP', address }] });
