@@ -89,10 +89,15 @@ describe('ProviderCalls', () => {
     const asked = await calls.askApart('instancesMetadata', nodes, undefined, (node) => heard.push([node.metadata.name, Date.now() - started]));
     expect(kinds(asked.answers)).toEqual({ found: 7, error: 1 });
     expect(asked.answers.get('n7')).toMatchObject({ kind: 'error', error: { message: 'provider fake did not answer instancesMetadata within 0.2s' } });
-    // Rounds: 8 (times out), 4+4 (the first half answers), 2+2, 1+1: n0..n3 after one timeout.
+    // Rounds: 8 (times out), 4+4 (n0..n3 answer), 2+2 (n4, n5), 1+1 (n6; n7 times out): each
+    // half is heard when its own call returns, before the rounds of the other half.
     const at = new Map(heard);
-    expect(at.get('n0')!).toBeLessThan(400);
+    expect(heard.slice(0, 4).map(([n]) => n).sort()).toEqual(['n0', 'n1', 'n2', 'n3']);
+    expect(heard.slice(4, 6).map(([n]) => n).sort()).toEqual(['n4', 'n5']);
+    expect(heard.slice(6).map(([n]) => n)).toEqual(['n6', 'n7']);
+    expect(at.get('n0')!).toBeGreaterThanOrEqual(200);
     expect(at.get('n6')!).toBeGreaterThanOrEqual(600);
+    expect(at.get('n6')! - at.get('n0')!).toBeGreaterThanOrEqual(350);
   });
 
   it('a provider that fails every call: 15 calls for a batch of 500, every node an error that says the batch failed', async () => {
