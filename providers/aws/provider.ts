@@ -10,6 +10,7 @@ import { BackoffGate, sharedEC2Gate } from './backoff.js';
 import type { AWSCloudConfig } from './config.js';
 import { awsPodCIDRs } from './pod-cidrs.js';
 import { formatAWSProviderID, instanceIDFromNodeName, parseAWSProviderID } from './provider-id.js';
+import { awsInstanceKey } from './provider-id.js';
 
 /** EC2 accepts up to 1000 IDs per call; 500 keeps responses (and failures) moderate. */
 export const INSTANCE_ID_BATCH = 500;
@@ -106,6 +107,8 @@ function buildClient(options: AwsProviderOptions, region: string | undefined): E
 
 export class AwsProvider implements CloudProvider {
   readonly name = 'aws';
+  /** Which providerIDs name one instance (awsInstanceKey): the controllers compare answers with it. */
+  readonly instanceKey = awsInstanceKey;
   /** DescribeInstances requests we issued (each page and each of our retries counts; SDK-internal retries do not). */
   apiCalls = 0;
   /** AssignIpv6Addresses requests we issued (never retried). */

@@ -13,6 +13,7 @@ import { azureNodeAddresses, nicsUsed, selectIPConfigurations, type AzureNetwork
 import type { AzureNodeIPConfigurations, AzureVMType } from './config.js';
 import { azureIsShutdown, azurePowerState, azureProvisioningState, azureZone, type AzureInstanceStatus } from './instance.js';
 import { formatAzureProviderID, instanceKey, parseAzureProviderID, resourceGroupOf, resourceIDOf, type AzureInstanceRef } from './provider-id.js';
+import { azureInstanceKey } from './provider-id.js';
 
 // Structural subsets of @azure/arm-compute's VirtualMachine, VirtualMachineScaleSetVM and
 // VirtualMachineScaleSet (properties flattened, every field optional, as the SDK types them).
@@ -121,6 +122,8 @@ function scaleSetScope(id: string): { resourceGroup: string; scaleSet: string } 
 
 export class AzureProvider implements CloudProvider {
   readonly name = 'azure';
+  /** Which providerIDs name one instance (azureInstanceKey): the controllers compare answers with it. */
+  readonly instanceKey = azureInstanceKey;
   private readonly logger?: ProviderLogger;
   private readonly maxAgeMs: number;
   private readonly concurrency: number;
