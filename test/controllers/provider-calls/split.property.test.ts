@@ -96,16 +96,17 @@ describe('splitting a failed batch', () => {
     fc.assert(fc.property(batch, ({ n, bad }) => {
       const isBad = new Set(bad);
       const o = drive(n, (g) => g.some((x) => isBad.has(x)));
+      // Violations gathered and asserted once: an expect per node of 1,000 runs of up to 500
+      // nodes took 4 s alone and over 30 s on a loaded CI machine.
+      const wrong: string[] = [];
       for (let x = 0; x < n; x++) {
         if (isBad.has(x)) {
-          expect(o.failedIn.get(x)).toBe(1);
-          expect(o.answered.has(x)).toBe(false);
-        } else {
-          expect(o.answered.has(x)).toBe(true);
-          expect(o.failedIn.has(x)).toBe(false);
-          expect(o.asked.get(x)).toBeLessThanOrEqual(log2up(n) + 1);
+          if (o.failedIn.get(x) !== 1 || o.answered.has(x)) wrong.push(`bad ${x}: failed alone ${o.failedIn.get(x)} times, answered ${o.answered.has(x)}`);
+        } else if (!o.answered.has(x) || o.failedIn.has(x) || (o.asked.get(x) ?? 0) > log2up(n) + 1) {
+          wrong.push(`healthy ${x}: answered ${o.answered.has(x)}, failed alone ${o.failedIn.has(x)}, asked ${o.asked.get(x)} times`);
         }
       }
+      expect(wrong).toEqual([]);
       expect(o.rounds).toBeLessThanOrEqual(log2up(n) + 1);
       expect(o.calls).toBeLessThanOrEqual(1 + 2 * bad.length * log2up(n));
     }), { numRuns: 1000 });

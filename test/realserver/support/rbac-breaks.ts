@@ -215,7 +215,8 @@ const BREAKS: Record<string, Breaks> = {
           const failed = (await run.cluster.nodeEvents(gone)).filter((e) => e.reason === 'DeletingNodeFailed');
           expect(failed.map((e) => [e.type, /cannot delete resource "nodes"/.test(e.message ?? '')])).toContainEqual(['Warning', true]);
         }, wait(run));
-        expect(run.ccm.output()).toContain('failed to delete node; retrying next period');
+        // The event can be read before the process's log line reaches this one's pipe.
+        await eventually(() => expect(run.ccm.output()).toContain('failed to delete node; retrying next period'), wait(run));
         await consistently(async () => expect(await run.cluster.nodeExists(gone)).toBe(true), 1_000);
         expect(run.ccm.exitCode()).toBeUndefined();
       } finally {
