@@ -33,7 +33,7 @@
 // Needs Go (test/controlplane is built by scripts/controlplane.sh) and, at 50,000 nodes, about
 // 10 GB of memory for the API server and etcd.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -131,7 +131,10 @@ async function snapshot(bins: Record<string, string>, n: number, work: string): 
   writeFileSync(targets['cloud-node'], cluster.satisfiable.join('\n') + '\n');
   writeFileSync(targets['node-ipam'], cluster.nodes.map((x) => x.metadata.name).join('\n') + '\n');
   const nodesFile = path.join(base, `cluster-${n}.nodes.jsonl`);
-  writeFileSync(nodesFile, cluster.nodes.map((x) => JSON.stringify(x)).join('\n') + '\n');
+  // A line per node, written as it is made: 50,000 nodes are 600 MB, more than one string may hold.
+  const fd = openSync(nodesFile, 'w');
+  for (const x of cluster.nodes) writeSync(fd, JSON.stringify(x) + '\n');
+  closeSync(fd);
   const server = await startServer(bins.controlplane!, dir);
   try {
     const out = execFileSync(bins.benchnodes!, ['fill', '--kubeconfig', server.admin, '--file', nodesFile, '--concurrency', '16'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
@@ -151,14 +154,16 @@ interface AuditCount {
   total: number;
 }
 
-/** Requests of `user` in the audit log, by verb and resource, received in [from, until]. */
-async function auditCounts(file: string, user: string, from: number, until: number): Promise<AuditCount> {
+/**
+ * Requests of `user` in the audit log of the state folder `dir`, by verb and resource, received in
+ * [from, until]. Rotated files (audit-<time>.log) are read too, should the server have rotated.
+ */
+async function auditCounts(dir: string, user: string, from: number, until: number): Promise<AuditCount> {
   const seen = new Set<string>();
   const out: Record<string, number> = {};
   let total = 0;
-  if (!existsSync(file)) return { until: out, total };
-  const { createReadStream } = await import('node:fs');
-  for await (const line of createInterface({ input: createReadStream(file) })) {
+  const files = readdirSync(dir).filter((f) => /^audit(-.*)?\.log$/.test(f)).map((f) => path.join(dir, f));
+  for (const file of files) for await (const line of createInterface({ input: createReadStream(file) })) {
     if (!line.includes(`"${user}"`)) continue;
     const e = JSON.parse(line) as { auditID: string; stage: string; verb: string; user: { username: string }; objectRef?: { resource?: string; subresource?: string }; requestReceivedTimestamp: string };
     if (e.user.username !== user || seen.has(e.auditID)) continue;
@@ -284,7 +289,7 @@ async function once(bins: Record<string, string>, snap: { dir: string; inventory
     await new Promise((res) => proc.once('close', res));
     watcher.kill('SIGTERM');
     await server.stop();
-    const audit = await auditCounts(path.join(dir, 'audit.log'), USERS[who], from, doneAt);
+    const audit = await auditCounts(dir, USERS[who], from, doneAt);
     return {
       doneMs: doneAt - from,
       syncedMs: syncedMsg ? Number(syncedMsg.time) - t0 : undefined,
