@@ -12,12 +12,12 @@
 // 100.0.0.0/9.
 // It takes several minutes and several GB of memory (the double's side); it is not part of npm test.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/util/free-port.js';
-import { lines, metric, rss } from './child.js';
+import { cpuSeconds, lines, metric, rss } from './child.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // The controller as deploy/Dockerfile ships it (the esbuild bundle, with source maps on) when an
@@ -45,13 +45,6 @@ const NODE_EXTRA = flagsFrom('BENCH_SCALE_NODE_ARGS');
 // BENCH_SCALE_API_NODE_ARGS: more node flags for the API server double's process.
 const API_NODE_EXTRA = flagsFrom('BENCH_SCALE_API_NODE_ARGS');
 const PROF = process.env.BENCH_SCALE_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SCALE_PROF}`] : [];
-
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  // /proc/<pid>/stat: utime and stime are fields 14 and 15, after the parenthesised command.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 async function scenario(qps: string): Promise<string[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ccm-scale-'));

@@ -171,7 +171,7 @@ export class AwsProvider implements CloudProvider {
         continue;
       }
       try {
-        out.set(n.name, found(this.metadata(l.instance)));
+        out.set(n.name, found(this.metadata(l.instance, n.providerID)));
       } catch (err) {
         out.set(n.name, retryableError(err));
       }
@@ -252,10 +252,16 @@ export class AwsProvider implements CloudProvider {
     }
   }
 
-  private metadata(instance: Instance): InstanceMetadata {
+  /**
+   * The instance's metadata. The providerID is the node's own when it has one, as
+   * cloud-provider-aws's InstanceMetadata answers (instances_v2.go getProviderID): any form it
+   * names the instance by (`aws:////i-…`, `aws:///<zone>/<anything>/i-…`, a bare `i-…`) comes back
+   * as written, never rewritten to `aws:///<zone>/i-…`; a node without one gets that form.
+   */
+  private metadata(instance: Instance, nodeProviderID: string | undefined): InstanceMetadata {
     const zone = instance.Placement?.AvailabilityZone || undefined;
     const meta: InstanceMetadata = {
-      providerID: formatAWSProviderID(zone, instance.InstanceId!),
+      providerID: nodeProviderID || formatAWSProviderID(zone, instance.InstanceId!),
       addresses: awsNodeAddresses(instance, { nodeIPFamilies: this.nodeIPFamilies }),
     };
     this.podCIDRs(instance, meta);

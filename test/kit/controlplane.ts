@@ -59,10 +59,11 @@ export function controlPlaneUnavailable(): string | undefined {
 }
 
 /**
- * Builds (or finds in the cache) a command of test/controlplane: `controlplane` (the server) or
- * `oracle` (upstream's node-address functions); its path. Minutes the first time.
+ * Builds (or finds in the cache) a command of test/controlplane: `controlplane` (the server),
+ * `oracle` (upstream's node-address functions), `awsoracle` (cloud-provider-aws's), `upstream` and
+ * `benchnodes` (the side-by-side benchmark); its path. Minutes the first time.
  */
-export function buildControlPlane(command: 'controlplane' | 'oracle' = 'controlplane'): string {
+export function buildControlPlane(command: 'controlplane' | 'oracle' | 'awsoracle' | 'upstream' | 'benchnodes' = 'controlplane'): string {
   const known = built.get(command);
   if (known) return known;
   const why = controlPlaneUnavailable();
