@@ -29,7 +29,7 @@
 // runs of each case (default 1). BENCH_UPSTREAM_QPS (default -1: no limit; both managers' default
 // is 20) and BENCH_UPSTREAM_WORKERS (--concurrent-node-syncs of the cloud node controllers, default
 // 1 as in both) apply to both controllers alike; BENCH_UPSTREAM_IPAM_WORKERS sets the project's
-// node-ipam workers (default BENCH_UPSTREAM_WORKERS; upstream's RangeAllocator has 30, fixed). BENCH_UPSTREAM_SNAPSHOTS=<dir>: keep the snapshots there and reuse them.
+// node-ipam workers (default BENCH_UPSTREAM_WORKERS; both range allocators write 30 nodes at once whatever it says: upstream's cidrUpdateWorkers, the project's RANGE_ALLOCATOR_WRITE_WORKERS, which only a higher value raises). BENCH_UPSTREAM_SNAPSHOTS=<dir>: keep the snapshots there and reuse them.
 // Needs Go (test/controlplane is built by scripts/controlplane.sh) and, at 50,000 nodes, about
 // 10 GB of memory for the API server and etcd.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -51,7 +51,7 @@ const CASES = (process.env.BENCH_UPSTREAM_CASES ?? 'cloud-node,node-ipam,cloud-n
 const RUNS = Number(process.env.BENCH_UPSTREAM_RUNS ?? 1);
 const QPS = process.env.BENCH_UPSTREAM_QPS ?? '-1';
 const WORKERS = process.env.BENCH_UPSTREAM_WORKERS ?? '1';
-// The project's node-ipam workers (--concurrent-node-syncs); upstream's RangeAllocator always runs 30 (cidrUpdateWorkers).
+// The project's --concurrent-node-syncs for node-ipam (its range allocator writes max(this, 30) at once); upstream's RangeAllocator always runs 30 (cidrUpdateWorkers).
 const IPAM_WORKERS = process.env.BENCH_UPSTREAM_IPAM_WORKERS ?? WORKERS;
 const SNAPSHOTS = process.env.BENCH_UPSTREAM_SNAPSHOTS;
 // 65,536 /26s: room for the largest size; no overlap with the nodes' 10.0.0.0/8 or the Services' 10.96.0.0/16.
@@ -315,7 +315,7 @@ const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 export default async function run(): Promise<void> {
   const bins = Object.fromEntries(['controlplane', 'upstream', 'benchnodes'].map((b) => [b, goBinary(b)]));
   const work = mkdtempSync(path.join(tmpdir(), 'ccm-upstream-'));
-  console.log(`controller build: ${BUILD.name} (${BUILD.main}); --kube-api-qps ${QPS} for both; cloud-node workers ${WORKERS} for both; node-ipam workers: project ${IPAM_WORKERS}, upstream 30; Node ${process.version}; ${readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('processor')).length} cores\n`);
+  console.log(`controller build: ${BUILD.name} (${BUILD.main}); --kube-api-qps ${QPS} for both; cloud-node workers ${WORKERS} for both; node-ipam writes at once: project ${Math.max(Number(IPAM_WORKERS), 30)}, upstream 30; Node ${process.version}; ${readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('processor')).length} cores\n`);
   console.log('| nodes | controller | run | done after | caches synced | API requests until done | RSS peak / steady | CPU s (API server CPU s) | load before → after | notes |');
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   try {

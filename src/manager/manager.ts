@@ -14,7 +14,7 @@ import { instanceKeyOf, ProviderIDIndex } from '../controllers/provider-ids/live
 import type { NodeObject } from '../model/node.js';
 import type { CIDRAllocator, CIDRAllocatorOptions } from '../controllers/nodeipam/cidr-allocator.js';
 import { CloudAllocator } from '../controllers/nodeipam/cloud-allocator.js';
-import { RangeAllocator } from '../controllers/nodeipam/range-allocator.js';
+import { RANGE_ALLOCATOR_WRITE_WORKERS, RangeAllocator } from '../controllers/nodeipam/range-allocator.js';
 import { FlagsPoolSource, type PoolSource } from '../controllers/nodeipam/pool-source.js';
 import { ClusterCIDRSource } from '../controllers/nodeipam/clustercidr-source.js';
 import { ServiceCIDRSource } from '../controllers/nodeipam/servicecidr-source.js';
@@ -523,7 +523,11 @@ export class ControllerManager {
         identity: this.identity,
       })
       // While the cloud node controller runs, it claims a tainted node's blocks in its own write.
-      : new RangeAllocator({ ...common, leaveTaintedNodes: this.#o.controllers.has('cloud-node') && mode !== 'CloudAllocator' });
+      // Its writes run as kube-controller-manager's do (cidrUpdateWorkers: 30 at once): each is one
+      // PATCH of a node's own blocks, chosen synchronously from the ledger before it is sent, so
+      // running them side by side changes no decision, only how long 10,000 nodes wait for theirs.
+      // More when --concurrent-node-syncs asks for more.
+      : new RangeAllocator({ ...common, workers: Math.max(this.#o.concurrentNodeSyncs, RANGE_ALLOCATOR_WRITE_WORKERS), leaveTaintedNodes: this.#o.controllers.has('cloud-node') && mode !== 'CloudAllocator' });
     return { ipam, serviceCIDRs };
   }
 
