@@ -37,6 +37,12 @@ export function runProcess(bin: string, args: string[], options: RunOptions = {}
       clearTimeout(timer);
       resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
     });
+    // A child that exits without reading its input (kubectl kustomize, a usage error) closes the
+    // pipe first: the write's EPIPE is no result of the test, whose verdict is the exit code and
+    // output collected above. Unheard, it failed a CI run as an unhandled error.
+    child.stdin.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') reject(err);
+    });
     child.stdin.end(options.stdin ?? '');
   });
 }
