@@ -2,10 +2,9 @@
 // InstancesV2 and NodeAddressesByProviderID at k8s.io/cloud-provider-aws v1.35.3), asked over
 // stdin/stdout one JSON line per question, for the live differential against the aws adapter.
 // Skipped like the real-server tier when Go is missing (controlPlaneUnavailable()).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import type { NodeAddress } from '../../src/model/node-address.js';
 import { buildControlPlane } from './controlplane.js';
+import { startJsonLinesChild } from './json-lines-child.js';
 
 export interface AWSOracleRequest {
   /** The cloud.conf text: must override EC2's endpoint and set VPC, SubnetID and KubernetesClusterID. */
@@ -62,20 +61,5 @@ export function startAWSOracle(): AWSOracle {
     AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
   };
   for (const k of ['AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_ENDPOINT_URL', 'AWS_ENDPOINT_URL_EC2', 'AWS_ROLE_ARN', 'AWS_WEB_IDENTITY_TOKEN_FILE']) delete env[k];
-  const child: ChildProcess = spawn(buildControlPlane('awsoracle'), [], { stdio: ['pipe', 'pipe', 'ignore'], env });
-  const lines = createInterface({ input: child.stdout! });
-  const waiting: ((line: string) => void)[] = [];
-  lines.on('line', (line) => waiting.shift()?.(line));
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  return {
-    ask: (requests) => {
-      const answers = requests.map(() => new Promise<AWSOracleAnswer>((resolve) => waiting.push((line) => resolve(JSON.parse(line) as AWSOracleAnswer))));
-      child.stdin!.write(requests.map((r) => JSON.stringify(r)).join('\n') + '\n');
-      return Promise.all(answers);
-    },
-    stop: async () => {
-      child.stdin!.end();
-      await exited;
-    },
-  };
+  return startJsonLinesChild<AWSOracleRequest, AWSOracleAnswer>(buildControlPlane('awsoracle'), env);
 }

@@ -3,10 +3,9 @@
 // over stdin/stdout one JSON line per question. For differential properties: "what does
 // Kubernetes do with these inputs", answered by Kubernetes' code, not by a transcription of it.
 // Skipped like the real-server tier when Go is missing (controlPlaneUnavailable()).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import type { NodeAddress } from '../../src/model/node-address.js';
 import { buildControlPlane } from './controlplane.js';
+import { startJsonLinesChild } from './json-lines-child.js';
 
 export type OracleRequest =
   | { op: 'refresh'; node: { metadata: { name: string; annotations?: Record<string, string> }; spec?: { providerID?: string }; status: { addresses: NodeAddress[] } }; cloud: NodeAddress[] }
@@ -28,20 +27,5 @@ export interface Oracle {
 }
 
 export function startOracle(): Oracle {
-  const child: ChildProcess = spawn(buildControlPlane('oracle'), [], { stdio: ['pipe', 'pipe', 'ignore'] });
-  const lines = createInterface({ input: child.stdout! });
-  const waiting: ((line: string) => void)[] = [];
-  lines.on('line', (line) => waiting.shift()?.(line));
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  return {
-    ask: (requests) => {
-      const answers = requests.map(() => new Promise<OracleAnswer>((resolve) => waiting.push((line) => resolve(JSON.parse(line) as OracleAnswer))));
-      child.stdin!.write(requests.map((r) => JSON.stringify(r)).join('\n') + '\n');
-      return Promise.all(answers);
-    },
-    stop: async () => {
-      child.stdin!.end();
-      await exited;
-    },
-  };
+  return startJsonLinesChild<OracleRequest, OracleAnswer>(buildControlPlane('oracle'));
 }
