@@ -65,11 +65,7 @@ func (p pki) ensure() error {
 	}
 
 	issue := func(name string, serial int64, subject pkix.Name, usage x509.ExtKeyUsage, ips []net.IP, dns []string) error {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			return err
-		}
-		template := &x509.Certificate{
+		return p.sign(name, &x509.Certificate{
 			SerialNumber: big.NewInt(serial),
 			Subject:      subject,
 			NotBefore:    now,
@@ -78,15 +74,7 @@ func (p pki) ensure() error {
 			ExtKeyUsage:  []x509.ExtKeyUsage{usage},
 			IPAddresses:  ips,
 			DNSNames:     dns,
-		}
-		der, err := x509.CreateCertificate(rand.Reader, template, caCert, &key.PublicKey, caKey)
-		if err != nil {
-			return err
-		}
-		if err := writeCert(p.path(name+".crt"), der); err != nil {
-			return err
-		}
-		return writeKey(p.path(name+".key"), key)
+		}, caCert, caKey)
 	}
 	if err := issue("apiserver", 2, pkix.Name{CommonName: "kube-apiserver"}, x509.ExtKeyUsageServerAuth,
 		[]net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1"), net.ParseIP("10.96.0.1")},
@@ -122,10 +110,6 @@ func (p pki) ensureClient(name string, groups []string) error {
 	if err != nil {
 		return err
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 	if err != nil {
 		return err
@@ -138,6 +122,16 @@ func (p pki) ensureClient(name string, groups []string) error {
 		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	return p.sign(name, template, caCert, caKey)
+}
+
+// sign makes a key for `name`, a certificate of it from `template` signed by the CA, and writes
+// both (name.crt, name.key).
+func (p pki) sign(name string, template *x509.Certificate, caCert *x509.Certificate, caKey *ecdsa.PrivateKey) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
 	}
 	der, err := x509.CreateCertificate(rand.Reader, template, caCert, &key.PublicKey, caKey)
 	if err != nil {
