@@ -10,6 +10,10 @@
 //   node-ipam   upstream: kube-controller-manager's NodeIpamController with the RangeAllocator;
 //               project:  `run --controllers=node-ipam --allocate-node-cidrs`; same cluster CIDR
 //               and mask. Done when every node has spec.podCIDRs.
+//   join        both at once, as a cluster runs them. upstream: the two processes above side by side
+//               (a cloud-controller-manager and a kube-controller-manager); project: one `run
+//               --controllers=cloud-node,node-ipam`. Done when every satisfiable node is initialised
+//               and has spec.podCIDRs; RSS and CPU are the two upstream processes' sums.
 //   ... takeover  the project again, as a warm standby: a leader that does nothing holds the Lease
 //               (15 s, renewed every 2 s) until the standby has loaded, then dies without
 //               releasing it; timed from the lease's expiry (its last renewal + 15 s).
@@ -25,7 +29,7 @@
 // average before and after.
 //
 // BENCH_UPSTREAM_NODES: sizes (default 1000,10000,50000). BENCH_UPSTREAM_CASES: any of
-// cloud-node,node-ipam,cloud-node-takeover,node-ipam-takeover (default all). BENCH_UPSTREAM_RUNS:
+// cloud-node,node-ipam,join,cloud-node-takeover,node-ipam-takeover (default all). BENCH_UPSTREAM_RUNS:
 // runs of each case (default 1). BENCH_UPSTREAM_QPS (default -1: no limit; both managers' default
 // is 20) and BENCH_UPSTREAM_WORKERS (--concurrent-node-syncs of the cloud node controllers, default
 // 1 as in both) apply to both controllers alike; BENCH_UPSTREAM_IPAM_WORKERS sets the project's
@@ -47,7 +51,7 @@ const repoRoot = path.join(here, '../..');
 const imageMain = path.join(process.env.BENCH_IMAGE ?? path.join(repoRoot, 'build/image'), 'lib/main.js');
 const BUILD = existsSync(imageMain) ? { name: 'image', main: imageMain, node: ['--enable-source-maps'] } : { name: 'dist', main: path.join(here, '../src/cli/main.js'), node: [] };
 const SIZES = (process.env.BENCH_UPSTREAM_NODES ?? '1000,10000,50000').split(',').map(Number);
-const CASES = (process.env.BENCH_UPSTREAM_CASES ?? 'cloud-node,node-ipam,cloud-node-takeover,node-ipam-takeover').split(',');
+const CASES = (process.env.BENCH_UPSTREAM_CASES ?? 'cloud-node,node-ipam,join,cloud-node-takeover,node-ipam-takeover').split(',');
 const RUNS = Number(process.env.BENCH_UPSTREAM_RUNS ?? 1);
 const QPS = process.env.BENCH_UPSTREAM_QPS ?? '-1';
 const WORKERS = process.env.BENCH_UPSTREAM_WORKERS ?? '1';
@@ -73,7 +77,7 @@ rules:
 - level: None
 `;
 
-type Controller = 'cloud-node' | 'node-ipam';
+type Controller = 'cloud-node' | 'node-ipam' | 'join';
 type Who = 'upstream' | 'project';
 
 function goBinary(name: string): string {
@@ -122,7 +126,8 @@ async function snapshot(bins: Record<string, string>, n: number, work: string): 
   const base = SNAPSHOTS ?? work;
   const dir = path.join(base, `cluster-${n}`);
   const inventory = path.join(base, `cluster-${n}.cloud.json`);
-  const targets = { 'cloud-node': path.join(base, `cluster-${n}.satisfiable.txt`), 'node-ipam': path.join(base, `cluster-${n}.all.txt`) };
+  const satisfiable = path.join(base, `cluster-${n}.satisfiable.txt`);
+  const targets = { 'cloud-node': satisfiable, 'node-ipam': path.join(base, `cluster-${n}.all.txt`), 'join': satisfiable };
   if (existsSync(path.join(dir, 'complete'))) return { dir, inventory, targets };
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -199,25 +204,33 @@ interface Figures {
   note: string;
 }
 
-function spawnController(who: Who, controller: Controller, server: Server, inventory: string, port: number, warm: boolean, bins: Record<string, string>, logFile: string): { proc: ChildProcess; log: Lines } {
-  let proc: ChildProcess;
+/**
+ * The controller under test, as one process or (upstream's join) two: the cloud-controller-manager's
+ * cloud node controller and kube-controller-manager's node IPAM, as a cluster runs them. `proc` is
+ * the one whose log says when its caches synced; `procs` are all of them (RSS and CPU are summed).
+ */
+function spawnController(who: Who, controller: Controller, server: Server, inventory: string, port: number, warm: boolean, bins: Record<string, string>, logFile: string): { proc: ChildProcess; procs: ChildProcess[]; log: Lines } {
   if (who === 'upstream') {
-    const args = ['--kubeconfig', server.kubeconfig(USERS.upstream), '--controller', controller, '--qps', QPS, '--burst', '30'];
-    if (controller === 'cloud-node') args.push('--inventory', inventory, '--workers', WORKERS);
-    else args.push('--cluster-cidr', CLUSTER_CIDR, '--node-cidr-mask-size', MASK, '--service-cidr', SERVICE_CIDR);
-    proc = spawn(bins.upstream!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    proc.stderr!.pipe(createWriteStream(logFile));
-  } else {
-    const args = [...BUILD.node, BUILD.main, 'run', `--kubeconfig=${server.kubeconfig(USERS.project)}`, `--controllers=${controller}`, `--leader-elect=${warm}`,
-      `--secure-port=${port}`, '--insecure-plain-http', `--kube-api-qps=${QPS}`, '--kube-api-burst=30', `--concurrent-node-syncs=${controller === 'node-ipam' ? IPAM_WORKERS : WORKERS}`];
-    if (controller === 'cloud-node') args.push('--cloud-provider=static', `--cloud-config=${inventory}`);
-    else args.push('--allocate-node-cidrs', `--cluster-cidr=${CLUSTER_CIDR}`, `--node-cidr-mask-size=${MASK}`, `--service-cluster-ip-range=${SERVICE_CIDR}`);
-    if (warm) args.push(`--leader-elect-resource-namespace=${LEASE.namespace}`, `--leader-elect-resource-name=${LEASE.name}`);
-    proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const procs = (controller === 'join' ? ['cloud-node', 'node-ipam'] as const : [controller]).map((c, i) => {
+      const args = ['--kubeconfig', server.kubeconfig(USERS.upstream), '--controller', c, '--qps', QPS, '--burst', '30'];
+      if (c === 'cloud-node') args.push('--inventory', inventory, '--workers', WORKERS);
+      else args.push('--cluster-cidr', CLUSTER_CIDR, '--node-cidr-mask-size', MASK, '--service-cidr', SERVICE_CIDR);
+      const proc = spawn(bins.upstream!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      proc.stderr!.pipe(createWriteStream(i === 0 ? logFile : `${logFile}.${c}`));
+      return proc;
+    });
+    return { proc: procs[0]!, procs, log: lines(procs[0]!) };
   }
+  const controllers = controller === 'join' ? 'cloud-node,node-ipam' : controller;
+  const args = [...BUILD.node, BUILD.main, 'run', `--kubeconfig=${server.kubeconfig(USERS.project)}`, `--controllers=${controllers}`, `--leader-elect=${warm}`,
+    `--secure-port=${port}`, '--insecure-plain-http', `--kube-api-qps=${QPS}`, '--kube-api-burst=30', `--concurrent-node-syncs=${controller === 'node-ipam' ? IPAM_WORKERS : WORKERS}`];
+  if (controller !== 'node-ipam') args.push('--cloud-provider=static', `--cloud-config=${inventory}`);
+  if (controller !== 'cloud-node') args.push('--allocate-node-cidrs', `--cluster-cidr=${CLUSTER_CIDR}`, `--node-cidr-mask-size=${MASK}`, `--service-cluster-ip-range=${SERVICE_CIDR}`);
+  if (warm) args.push(`--leader-elect-resource-namespace=${LEASE.namespace}`, `--leader-elect-resource-name=${LEASE.name}`);
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const log = lines(proc);
-  if (who === 'project') proc.stdout!.pipe(createWriteStream(logFile));
-  return { proc, log };
+  proc.stdout!.pipe(createWriteStream(logFile));
+  return { proc, procs: [proc], log };
 }
 
 async function once(bins: Record<string, string>, snap: { dir: string; inventory: string; targets: Record<Controller, string> }, work: string, who: Who, controller: Controller, warm: boolean): Promise<Figures> {
@@ -236,7 +249,7 @@ async function once(bins: Record<string, string>, snap: { dir: string; inventory
       holder = { proc, log: lines(proc) };
       await holder.log.next((m) => m.renewed !== undefined, 60_000, 'the lease holder');
     }
-    const watcher = spawn(bins.benchnodes!, ['watch', '--kubeconfig', server.admin, '--want', controller === 'cloud-node' ? 'initialised' : 'pod-cidrs', '--targets', snap.targets[controller]], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const watcher = spawn(bins.benchnodes!, ['watch', '--kubeconfig', server.admin, '--want', { 'cloud-node': 'initialised', 'node-ipam': 'pod-cidrs', 'join': 'joined' }[controller], '--targets', snap.targets[controller]], { stdio: ['ignore', 'pipe', 'inherit'] });
     procs.push(watcher);
     const watch = lines(watcher);
     const synced = await watch.next((m) => m.msg === 'synced', 600_000, 'the watcher to list the nodes');
@@ -245,8 +258,8 @@ async function once(bins: Record<string, string>, snap: { dir: string; inventory
     const loadBefore = load();
     const apiCpuBefore = cpuSeconds(server.proc.pid!);
     const t0 = Date.now();
-    const { proc, log } = spawnController(who, controller, server, snap.inventory, port, warm, bins, path.join(work, `${path.basename(dir)}.log`));
-    procs.push(proc);
+    const { proc, procs: controllerProcs, log } = spawnController(who, controller, server, snap.inventory, port, warm, bins, path.join(work, `${path.basename(dir)}.log`));
+    procs.push(...controllerProcs);
     let from = t0;
     let note = '';
     if (warm) {
@@ -265,9 +278,9 @@ async function once(bins: Record<string, string>, snap: { dir: string; inventory
     const apiFrom = warm ? cpuSeconds(server.proc.pid!) : apiCpuBefore;
     const done = await watch.next((m) => m.msg === 'complete', DONE_TIMEOUT_MS, `${who} ${controller} to finish`);
     const doneAt = Number(done.time);
-    const cpu = cpuSeconds(proc.pid!) - cpuFrom;
+    const cpu = controllerProcs.reduce((t, p) => t + cpuSeconds(p.pid!), 0) - cpuFrom;
     const apiCpu = cpuSeconds(server.proc.pid!) - apiFrom;
-    const peak = rss(proc.pid!).peak;
+    const peak = controllerProcs.reduce((t, p) => t + rss(p.pid!).peak, 0);
     const loadAfter = load();
     const syncedMsg = log.all.find((m) => m.msg === 'caches synced' || m.msg === 'node cache synced');
     if (warm) {
@@ -277,7 +290,7 @@ async function once(bins: Record<string, string>, snap: { dir: string; inventory
     const samples: number[] = [];
     for (let k = 0; k < 20; k++) {
       await new Promise((res) => setTimeout(res, STEADY_MS / 20));
-      samples.push(rss(proc.pid!).rss);
+      samples.push(controllerProcs.reduce((t, p) => t + rss(p.pid!).rss, 0));
     }
     samples.sort((a, b) => a - b);
     const last = await watch.next((m) => m.msg === 'progress', 5_000, 'a progress line', watch.all.length);
@@ -285,8 +298,11 @@ async function once(bins: Record<string, string>, snap: { dir: string; inventory
     // its events in time): each one is a watch re-opened by the controller under test or the watcher.
     const terminated = JSON.parse(execFileSync(bins.benchnodes!, ['metric', '--kubeconfig', server.admin, '--name', 'apiserver_terminated_watchers_total', '--match', 'resource="nodes"'], { encoding: 'utf8' })) as { value: number };
     if (terminated.value > 0) note += `${note ? '; ' : ''}the API server ended ${terminated.value} node watches of slow clients`;
-    proc.kill('SIGTERM');
-    await new Promise((res) => proc.once('close', res));
+    await Promise.all(controllerProcs.map((p) => new Promise((res) => {
+      if (p.exitCode !== null || p.signalCode !== null) return res(undefined);
+      p.once('close', res);
+      p.kill('SIGTERM');
+    })));
     watcher.kill('SIGTERM');
     await server.stop();
     const audit = await auditCounts(dir, USERS[who], from, doneAt);
@@ -323,12 +339,14 @@ export default async function run(): Promise<void> {
       const snap = await snapshot(bins, n, work);
       const plan: { who: Who; controller: Controller; warm: boolean; label: string }[] = [];
       for (const c of CASES) {
-        if (c === 'cloud-node' || c === 'node-ipam') {
+        if (c === 'cloud-node' || c === 'node-ipam' || c === 'join') {
           plan.push({ who: 'upstream', controller: c, warm: false, label: `upstream ${c}` });
           plan.push({ who: 'project', controller: c, warm: false, label: `project ${c}` });
         } else if (c === 'cloud-node-takeover' || c === 'node-ipam-takeover') {
           const controller = c.replace('-takeover', '') as Controller;
           plan.push({ who: 'project', controller, warm: true, label: `project ${controller}, warm takeover` });
+        } else {
+          throw new Error(`BENCH_UPSTREAM_CASES: unknown case ${c} (cloud-node, node-ipam, join, cloud-node-takeover, node-ipam-takeover)`);
         }
       }
       for (let r = 1; r <= RUNS; r++) {

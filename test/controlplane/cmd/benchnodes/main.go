@@ -6,7 +6,7 @@
 //	benchnodes fill --kubeconfig K --file nodes.jsonl [--concurrency 16]
 //	    creates each Node of the file (one JSON object a line), as kubelets register them;
 //	    prints {"created":N,"ms":...}
-//	benchnodes watch --kubeconfig K --want initialised|pod-cidrs --targets names.txt
+//	benchnodes watch --kubeconfig K --want initialised|pod-cidrs|joined --targets names.txt
 //	    follows every Node (an informer) and prints {"msg":"synced",...} once listed, then
 //	    {"msg":"progress","done":n,...} each second and {"msg":"complete","time":<unix ms>} when
 //	    every node named in the targets file is done: no node.cloudprovider.kubernetes.io/uninitialized
@@ -166,10 +166,10 @@ type state struct {
 func watch(args []string) error {
 	fs := flag.NewFlagSet("watch", flag.ExitOnError)
 	kubeconfig := fs.String("kubeconfig", "", "admin kubeconfig")
-	want := fs.String("want", "initialised", "initialised or pod-cidrs")
+	want := fs.String("want", "initialised", "initialised, pod-cidrs, or joined (both)")
 	targetsFile := fs.String("targets", "", "the names of the nodes that must become done, one a line")
 	_ = fs.Parse(args)
-	if *want != "initialised" && *want != "pod-cidrs" {
+	if *want != "initialised" && *want != "pod-cidrs" && *want != "joined" {
 		return fmt.Errorf("--want: %q", *want)
 	}
 	text, err := os.ReadFile(*targetsFile)
@@ -195,8 +195,11 @@ func watch(args []string) error {
 	unexpected := map[string]bool{}
 	complete := false
 	isDone := func(n *v1.Node) bool {
+		if *want != "initialised" && len(n.Spec.PodCIDRs) == 0 {
+			return false
+		}
 		if *want == "pod-cidrs" {
-			return len(n.Spec.PodCIDRs) > 0
+			return true
 		}
 		for _, t := range n.Spec.Taints {
 			if t.Key == cloudapi.TaintExternalCloudProvider {
