@@ -62,3 +62,17 @@ export async function metric(port: number, name: string, filter = ''): Promise<n
     return undefined;
   }
 }
+
+/**
+ * Where a process's RSS is, in MiB, from its /metrics: V8's heap in use and committed (the young
+ * generation apart), external memory, and the rest of the RSS (code, malloc, thread stacks).
+ */
+export async function heapShare(port: number, rssMiB: number): Promise<string> {
+  const mib = async (name: string, filter?: string): Promise<number | undefined> => {
+    const v = await metric(port, name, filter);
+    return v === undefined ? undefined : Math.round(v / 2 ** 20);
+  };
+  const committed = await mib('nodejs_heap_space_size_total_bytes');
+  if (committed === undefined) return 'heap —';
+  return `heap ${await mib('nodejs_heap_space_size_used_bytes')} used / ${committed} committed (young ${await mib('nodejs_heap_space_size_total_bytes', 'space="new"')}), external ${await mib('nodejs_external_memory_bytes')}, rest ${rssMiB - committed}`;
+}
