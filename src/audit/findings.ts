@@ -82,8 +82,12 @@ export interface Finding {
 }
 
 export interface AuditReport {
+  /** Every finding of the kinds asked for in detail (AuditOptions.detail), sorted. */
   findings: Finding[];
+  /** Findings per severity, every kind counted. */
   counts: Record<Severity, number>;
+  /** Findings per kind, every kind counted (those built and those only counted). */
+  byKind: Record<FindingKind, number>;
   /** What the audit looked at, e.g. "12 nodes (11 with pod CIDRs), 3 pools, 1 Service range". */
   scope: string;
 }
@@ -204,15 +208,32 @@ function parseAddress(address: string): CIDR | undefined {
   }
 }
 
+export interface AuditOptions {
+  /**
+   * Whether findings of a kind are built (message and objects) or only counted (byKind, counts).
+   * Default: every kind is built. The controller's loop builds the conflicts alone: a cluster taken
+   * over from another allocator has one PodCIDRNotAllocated per node, and at 130,000 nodes their
+   * messages and objects were 50 MiB, held from one round to the next.
+   */
+  detail?: (kind: FindingKind) => boolean;
+}
+
 /**
  * The findings, sorted by severity (conflicts first), kind, then the objects. Runs in
  * O(n log n + overlapping pairs): CIDRs nest or are disjoint, so one sweep in address order with a
  * stack of enclosing ranges yields every overlapping pair.
  */
-export function auditFindings(input: AuditInput): AuditReport {
+export function auditFindings(input: AuditInput, options: AuditOptions = {}): AuditReport {
   const findings: Finding[] = [];
-  const add = (kind: FindingKind, message: string, objects: FindingObject[]): void => {
-    findings.push({ kind, severity: FINDING_KINDS[kind], message, objects });
+  const byKind = Object.fromEntries(Object.keys(FINDING_KINDS).map((k) => [k, 0])) as Record<FindingKind, number>;
+  const counts: Record<Severity, number> = { conflict: 0, warning: 0, info: 0 };
+  const detail = options.detail;
+  /** Counts a finding; builds its message and objects only when its kind is asked for in detail. */
+  const add = (kind: FindingKind, message: () => string, objects: () => FindingObject[]): void => {
+    byKind[kind]++;
+    counts[FINDING_KINDS[kind]]++;
+    if (detail && !detail(kind)) return;
+    findings.push({ kind, severity: FINDING_KINDS[kind], message: message(), objects: objects() });
   };
   const parse = (kind: ItemKind, name: string, value: string, source: string): CIDR | undefined => {
     try {
@@ -220,7 +241,7 @@ export function auditFindings(input: AuditInput): AuditReport {
     } catch (err) {
       if (!(err instanceof CIDRParseError)) throw err;
       const obj: FindingObject = { kind: objectKind(kind, source), name, value };
-      add('InvalidCIDR', `${describe(obj)}: ${err.message}`, [obj]);
+      add('InvalidCIDR', () => `${describe(obj)}: ${err.message}`, () => [obj]);
       return undefined;
     }
   };
@@ -286,8 +307,8 @@ export function auditFindings(input: AuditInput): AuditReport {
       if (cidr) items.add(POD, cidr, owner, source, index);
     });
     if (n.podCIDRs.length > 0 && !annotated) {
-      const obj: FindingObject = { kind: 'Node', name: n.name, value: n.podCIDRs.join(',') };
-      add('PodCIDRNotAllocated', `${describe(obj)}: pod CIDRs without the ${POD_CIDR_POOL_ANNOTATION} annotation: not allocated by node-address-ccm (another allocator, a CNI, or set by hand)`, [obj]);
+      const obj = (): FindingObject => ({ kind: 'Node', name: n.name, value: n.podCIDRs.join(',') });
+      add('PodCIDRNotAllocated', () => `${describe(obj())}: pod CIDRs without the ${POD_CIDR_POOL_ANNOTATION} annotation: not allocated by node-address-ccm (another allocator, a CNI, or set by hand)`, () => [obj()]);
     }
     const addressOwner = owners++;
     // A node's addresses, each range once: compared with the node's earlier address items.
@@ -327,24 +348,24 @@ export function auditFindings(input: AuditInput): AuditReport {
     const [a, b] = (items.kind[outer]! - items.kind[inner]! || cmp(nameOf(outer), nameOf(inner))) > 0 ? [inner, outer] : [outer, inner];
     switch (`${KIND_NAMES[items.kind[a] as ItemKind]}-${KIND_NAMES[items.kind[b] as ItemKind]}`) {
       case 'pod-pod':
-        return add('PodCIDROverlap', `pod CIDRs overlap: ${describePair(a, b)}`, [objOf(a), objOf(b)]);
+        return add('PodCIDROverlap', () => `pod CIDRs overlap: ${describePair(a, b)}`, () => [objOf(a), objOf(b)]);
       case 'pod-service':
-        return add('PodCIDRServiceOverlap', `pod CIDR overlaps a Service range: ${describePair(a, b)}`, [objOf(a), objOf(b)]);
+        return add('PodCIDRServiceOverlap', () => `pod CIDR overlaps a Service range: ${describePair(a, b)}`, () => [objOf(a), objOf(b)]);
       case 'pod-pool':
         // CIDRs nest: the pod CIDR lies inside the pool (every allocated node), or holds the whole pool.
         if (items.kind[inner] === POD) items.inPool[inner] = 1;
-        else add('PodCIDRContainsPool', `pod CIDR contains a pool (nothing inside it is handed out while the node holds it): ${describe(objOf(outer))} holds ${describe(objOf(inner))}`, [objOf(outer), objOf(inner)]);
+        else add('PodCIDRContainsPool', () => `pod CIDR contains a pool (nothing inside it is handed out while the node holds it): ${describe(objOf(outer))} holds ${describe(objOf(inner))}`, () => [objOf(outer), objOf(inner)]);
         return;
       case 'pod-address':
-        return add('NodeAddressInPodCIDR', `node address inside a pod CIDR: ${describe(objOf(b))} in ${describe(objOf(a))}`, [objOf(b), objOf(a)]);
+        return add('NodeAddressInPodCIDR', () => `node address inside a pod CIDR: ${describe(objOf(b))} in ${describe(objOf(a))}`, () => [objOf(b), objOf(a)]);
       case 'pool-pool':
-        return add('PoolOverlap', `pools overlap (allowed: each block goes to one node): ${describePair(a, b)}`, [objOf(a), objOf(b)]);
+        return add('PoolOverlap', () => `pools overlap (allowed: each block goes to one node): ${describePair(a, b)}`, () => [objOf(a), objOf(b)]);
       case 'pool-service':
-        return add('PoolServiceOverlap', `pool overlaps a Service range (those addresses are never handed out): ${describePair(a, b)}`, [objOf(a), objOf(b)]);
+        return add('PoolServiceOverlap', () => `pool overlaps a Service range (those addresses are never handed out): ${describePair(a, b)}`, () => [objOf(a), objOf(b)]);
       case 'pool-address':
-        return add('NodeAddressInPool', `node address inside a pool (a block holding it may be handed out): ${describe(objOf(b))} in ${describe(objOf(a))}`, [objOf(b), objOf(a)]);
+        return add('NodeAddressInPool', () => `node address inside a pool (a block holding it may be handed out): ${describe(objOf(b))} in ${describe(objOf(a))}`, () => [objOf(b), objOf(a)]);
       case 'service-address':
-        return add('NodeAddressInServiceRange', `node address inside a Service range: ${describe(objOf(b))} in ${describe(objOf(a))}`, [objOf(b), objOf(a)]);
+        return add('NodeAddressInServiceRange', () => `node address inside a Service range: ${describe(objOf(b))} in ${describe(objOf(a))}`, () => [objOf(b), objOf(a)]);
       default:
         // service-service (two ServiceCIDRs may overlap by design) and address-address (two nodes
         // reporting one address is the node controller's business) are not this audit's concern.
@@ -367,17 +388,15 @@ export function auditFindings(input: AuditInput): AuditReport {
   if (input.pools.length > 0) {
     for (let i = 0; i < items.count; i++) {
       if (items.kind[i] !== POD || items.inPool[i] === 1) continue;
-      add('PodCIDROutsidePools', `${describe(objOf(i))}: pod CIDR inside no pool`, [objOf(i)]);
+      add('PodCIDROutsidePools', () => `${describe(objOf(i))}: pod CIDR inside no pool`, () => [objOf(i)]);
     }
   }
   const sevOrder: Record<Severity, number> = { conflict: 0, warning: 1, info: 2 };
   findings.sort((a, b) => sevOrder[a.severity] - sevOrder[b.severity] || cmp(a.kind, b.kind) || cmp(a.message, b.message));
-  const counts: Record<Severity, number> = { conflict: 0, warning: 0, info: 0 };
-  for (const f of findings) counts[f.severity]++;
   const scope =
     `${input.nodes.length} node(s) (${withPodCIDRs} with pod CIDRs), ${input.pools.length} pool(s), ` +
     `${input.serviceRanges.length} Service range object(s)`;
-  return { findings, counts, scope };
+  return { findings, counts, byKind, scope };
 }
 
 /** A stable key per finding (kind plus objects), for "new since last time" event de-duplication. */
