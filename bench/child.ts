@@ -43,11 +43,11 @@ export function lines(child: ChildProcess): Lines {
 }
 
 
-/** VmRSS and VmHWM (peak) of a process, in MiB. */
-export function rss(pid: number): { rss: number; peak: number } {
+/** VmRSS and VmHWM (peak) of a process, in MiB; RssAnon and RssFile split the RSS (anonymous memory, mapped files such as the node binary). */
+export function rss(pid: number): { rss: number; peak: number; anon: number; file: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024), anon: Math.round(kb('RssAnon') / 1024), file: Math.round(kb('RssFile') / 1024) };
 }
 
 /** Sum of a metric over its label sets (those whose line holds `filter`), from the process's /metrics; undefined when not reachable. */

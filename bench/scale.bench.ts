@@ -26,6 +26,8 @@
 // one-address changes the nodes (the cloud no longer lists their InternalDNS, so the refresh
 // rounds remove it from status.addresses, tens of thousands of writes), so it runs after the others.
 // BENCH_SCALE_RUNS (default 1) runs each case that many times against the same double.
+// BENCH_SCALE_BUILDS=name=<image dir>,name=<image dir>: each run of each case once per build, in
+// turn, against the same double (before and after a change, back to back on the same machine).
 // BENCH_SCALE_HEAPSNAPSHOT=<dir>: at the end of each window the run process writes a heap
 // snapshot there (node --heapsnapshot-signal); `node dist/bench/heap-summary.js <file>` sums it.
 // It takes several minutes and several GB of memory (the double's side); it is not part of npm test.
@@ -184,6 +186,8 @@ const SETTLE_WINDOW_MS = 60_000;
 /** "Settled": the last refresh period of the window. */
 const SETTLED_MS = 15_000;
 const SAMPLE_MS = 250;
+// BENCH_SCALE_TRACE=1: the migrated shape's RSS each second with the run's milestones, on stderr.
+const TRACE = process.env.BENCH_SCALE_TRACE === '1';
 
 /** Waits until `dir` holds a .heapsnapshot file whose size has not changed for 2 s; returns its path. */
 async function heapSnapshotIn(dir: string, timeoutMs: number): Promise<string> {
@@ -208,7 +212,19 @@ async function heapSnapshotIn(dir: string, timeoutMs: number): Promise<string> {
  * One run of the migrated shape against the filled double: RSS every 250 ms from the start until
  * 60 s after /readyz, and what the run wrote meanwhile.
  */
-async function migratedRun(caseName: string, kubeconfig: string, cloudConfig: string, ask: (cmd: string, match: (m: Record<string, unknown>) => boolean) => Promise<Record<string, unknown>>): Promise<string> {
+/** The builds BENCH_SCALE_BUILDS names (name=image dir, comma-separated); by default the one build. */
+function builds(): { label: string; node: string[]; main: string }[] {
+  const list = process.env.BENCH_SCALE_BUILDS;
+  if (!list) return [{ label: BUILD.name, node: BUILD.node, main: BUILD.main }];
+  return list.split(',').map((entry) => {
+    const [label, dir] = entry.split('=');
+    const main = path.join(dir ?? '', 'lib/main.js');
+    if (!label || !dir || !existsSync(main)) throw new Error(`BENCH_SCALE_BUILDS: ${entry}: expected name=<image dir> holding lib/main.js`);
+    return { label, node: ['--enable-source-maps'], main };
+  });
+}
+
+async function migratedRun(build: { label: string; node: string[]; main: string }, caseName: string, kubeconfig: string, cloudConfig: string, ask: (cmd: string, match: (m: Record<string, unknown>) => boolean) => Promise<Record<string, unknown>>): Promise<string> {
   const c = MIGRATED_CASES[caseName];
   if (!c) throw new Error(`BENCH_SCALE_CASES: unknown case ${caseName} (${Object.keys(MIGRATED_CASES).join(', ')})`);
   const port = await freePort();
@@ -218,7 +234,7 @@ async function migratedRun(caseName: string, kubeconfig: string, cloudConfig: st
   const loads = [load()];
   const started = Date.now();
   const ipamArgs = c.ipam ? ['--allocate-node-cidrs', `--cluster-cidr=${CLUSTER_CIDR}`, '--node-cidr-mask-size=26'] : [];
-  const run = spawn(process.execPath, [...PROF, ...BUILD.node, ...NODE_EXTRA, ...snapshotArgs, BUILD.main, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider=static', `--cloud-config=${cloudConfig}${c.cloud}`,
+  const run = spawn(process.execPath, [...PROF, ...build.node, ...NODE_EXTRA, ...snapshotArgs, build.main, 'run', `--kubeconfig=${kubeconfig}`, '--cloud-provider=static', `--cloud-config=${cloudConfig}${c.cloud}`,
     '--insecure-plain-http', ...ipamArgs, '--leader-elect=false', `--secure-port=${port}`,
     `--node-status-update-frequency=${c.refresh}`, '--kube-api-qps=-1', '--kube-api-burst=400', '--concurrent-node-syncs=4', ...EXTRA], { stdio: ['ignore', 'pipe', 'inherit'] });
   if (LOG) run.stdout!.pipe(createWriteStream(`${LOG}.${caseName}.${started}`));
@@ -247,12 +263,13 @@ async function migratedRun(caseName: string, kubeconfig: string, cloudConfig: st
     await new Promise((r) => setTimeout(r, readyAt! + SETTLE_WINDOW_MS - Date.now()));
     clearInterval(sampler);
     loads.push(load());
-    const hwm = rss(run.pid!).peak;
+    const { peak: hwm, anon, file } = rss(run.pid!);
     const end = samples[samples.length - 1]!;
     const settled = samples.filter((x) => x.at >= end.at - SETTLED_MS).map((x) => x.rss);
     const at = (t: number): number => samples.find((x) => x.at >= t)?.rss ?? NaN;
-    const heap = await heapShare(port, end.rss);
+    const heap = `${await heapShare(port, end.rss)} (RSS anonymous ${anon}, files ${file})`;
     const budgetGCs = await metric(port, 'node_address_ccm_heap_budget_collections_total');
+    const quietGCs = await metric(port, 'node_address_ccm_heap_budget_collections_total', 'reason="quiet"');
     const notAllocated = await metric(port, 'node_ipam_controller_audit_findings', 'kind="PodCIDRNotAllocated"');
     const rounds = logs.all.filter((m) => m.msg === 'address refresh done');
     const after = (await ask('status', (m) => m.counts !== undefined)).counts as Record<string, number>;
@@ -260,9 +277,19 @@ async function migratedRun(caseName: string, kubeconfig: string, cloudConfig: st
     let snapshot = '';
     if (snapshotDir) snapshot = `; heap snapshot ${path.basename(await (process.kill(run.pid!, 'SIGUSR2'), heapSnapshotIn(snapshotDir, 600_000)))} in ${snapshotDir}`;
     const syncedAt = Number(synced.time);
+    if (TRACE) {
+      // The highest RSS read in each second, with what the run logged in that second (stderr, beside the table).
+      const highest = (t: number): number => Math.max(...samples.filter((x) => x.at >= t && x.at < t + 1000).map((x) => x.rss));
+      const marks = logs.all.filter((m) => ['node cache synced', 'allocator loaded from existing nodes', 'address refresh done'].includes(String(m.msg)));
+      for (let t = started; t <= end.at; t += 1000) {
+        const here = marks.filter((m) => Number(m.time) >= t && Number(m.time) < t + 1000).map((m) => String(m.msg));
+        if (readyAt >= t && readyAt < t + 1000) here.push('/readyz 200');
+        console.error(`  ${build.label} ${caseName} +${((t - started) / 1000).toFixed(0)} s: ${highest(t)} MiB${here.length ? ` (${here.join('; ')})` : ''}`);
+      }
+    }
     const restoreMs = loaded ? Number(loaded.time) - syncedAt : undefined;
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-    return `| ${c.what} | ${NODES.toLocaleString('en-US')} | ${s(syncedAt - started)} (LIST ${s(Number(synced.ms))}) | ${restoreMs === undefined ? '—' : `${restoreMs} ms`} | **${hwm} MiB** (${at(syncedAt)} at the sync${loaded ? `, ${at(Number(loaded.time))} after the restore` : ''}) | **${Math.min(...settled)}–${Math.max(...settled)} MiB**, ${end.rss} at the end | ${rounds.length} (${rounds.map((m) => Number(m.ms)).join(', ')} ms) | ${heap}; heap budget ${budgetGCs ?? '—'} collections; PodCIDRNotAllocated ${notAllocated ?? '—'} | PATCH node ${wrote('patchNodes')}, PATCH status ${wrote('patchStatus')}, PUT ${wrote('updateNodes')}, events ${wrote('createEvents') + wrote('patchEvents')} | ${loads.map((l) => l.toFixed(1)).join(' / ')}${snapshot} |`;
+    return `| ${build.label} | ${c.what} | ${NODES.toLocaleString('en-US')} | ${s(syncedAt - started)} (LIST ${s(Number(synced.ms))}) | ${restoreMs === undefined ? '—' : `${restoreMs} ms`} | **${hwm} MiB** (${at(syncedAt)} at the sync${loaded ? `, ${at(Number(loaded.time))} after the restore` : ''}) | **${Math.min(...settled)}–${Math.max(...settled)} MiB**, ${end.rss} at the end | ${rounds.length} (${rounds.map((m) => Number(m.ms)).join(', ')} ms) | ${heap}; heap budget ${budgetGCs ?? '—'} collections (${quietGCs ?? 0} in quiet spells); PodCIDRNotAllocated ${notAllocated ?? '—'} | PATCH node ${wrote('patchNodes')}, PATCH status ${wrote('patchStatus')}, PUT ${wrote('updateNodes')}, events ${wrote('createEvents') + wrote('patchEvents')} | ${loads.map((l) => l.toFixed(1)).join(' / ')}${snapshot} |`;
   } finally {
     run.kill('SIGTERM');
     await exited;
@@ -283,14 +310,14 @@ async function migrated(): Promise<void> {
   try {
     const ready = await api.next((m) => m.ready === true, 900_000, 'the double to fill');
     console.log(`double: ${NODES.toLocaleString('en-US')} nodes of ${(Number(ready.nodeBytes) / 1000).toFixed(1)} KB of JSON each, filled in ${(Number(ready.fillMs) / 1000).toFixed(0)} s\n`);
-    console.log('| case | nodes | cache synced from start (LIST) | restore (synced → allocator loaded) | peak RSS (VmHWM) | settled RSS (last 15 s) | refresh rounds in the window | at the end (MiB) | writes by the run | load average (start / ready / end) |');
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log('| build | case | nodes | cache synced from start (LIST) | restore (synced → allocator loaded) | peak RSS (VmHWM) | settled RSS (last 15 s) | refresh rounds in the window | at the end (MiB) | writes by the run | load average (start / ready / end) |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     const runs = Number(process.env.BENCH_SCALE_RUNS ?? 1);
     const cases = (process.env.BENCH_SCALE_CASES ?? 'full').split(',');
     // The one case that writes to the nodes goes last: the others measure the nodes as filled.
     cases.sort((a, b) => Number(a === 'one-address') - Number(b === 'one-address'));
     for (const caseName of cases) {
-      for (let r = 0; r < runs; r++) console.log(await migratedRun(caseName, kubeconfig, cloudConfig, ask));
+      for (let r = 0; r < runs; r++) for (const build of builds()) console.log(await migratedRun(build, caseName, kubeconfig, cloudConfig, ask));
     }
   } finally {
     apiProc.stdin!.write(`${JSON.stringify({ cmd: 'stop' })}\n`);
@@ -300,8 +327,11 @@ async function migrated(): Promise<void> {
 }
 
 export default async function run(): Promise<void> {
+  if (SHAPE === 'migrated') {
+    console.log(`controller builds: ${builds().map((b) => `${b.label} (${b.main})`).join(', ')}\n`);
+    return migrated();
+  }
   console.log(`controller build: ${BUILD.name} (${BUILD.main})\n`);
-  if (SHAPE === 'migrated') return migrated();
   console.log('| --kube-api-qps | case | time | figures |');
   console.log('| --- | --- | --- | --- |');
   for (const qps of QPS) for (const row of await scenario(qps)) console.log(row);
