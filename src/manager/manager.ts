@@ -136,6 +136,8 @@ export class ControllerManager {
   afterLargeAllocation: (() => void) | undefined;
   /** Called once, when the node cache has first been filled; the run process hands ordinary collections back to V8 then. */
   afterCacheFilled: (() => void) | undefined;
+  /** Called after each page of a node LIST is cached; the run process checks its heap budget there. */
+  afterListPage: (() => void) | undefined;
   readonly #o: RunOptions;
   readonly #deps: ManagerDeps;
   readonly #log: Logger;
@@ -198,6 +200,7 @@ export class ControllerManager {
     this.watcher = new Watcher<NodeObject & KubeObject>({
       client: this.client, resource: NODES, logger: this.#log, staleAfterMs: deps.watchStaleAfterMs ?? 90_000,
       transform: deps.nodeTransform ?? slimNode,
+      afterListPage: () => this.afterListPage?.(),
     });
     if (options.controllers.has('cloud-node')) registerUninitializedNodeMetrics(this.registry, () => this.watcher.list());
   }

@@ -170,8 +170,13 @@ export async function startProcess(options: RunOptions, logger: Logger, deps: Ma
   const heapBudget = options.optimizeForMemory ? startHeapBudget(manager.registry, logger) : undefined;
   if (heapBudget) {
     manager.beforeLargeAllocation = () => heapBudget.settle(SETTLE_MARGIN_BYTES);
+    // A LIST page parsed on a fast machine comes sooner than the budget's timer can fire (the main
+    // thread is busy parsing): checked after each page too, so the garbage stays within the budget.
+    manager.afterListPage = () => heapBudget.check();
     manager.afterLargeAllocation = () => heapBudget.settle(SETTLE_MARGIN_BYTES);
     manager.afterCacheFilled = () => {
+      // The last pages' garbage goes before node IPAM's restore builds the ledger on top of it.
+      heapBudget.settle(SETTLE_MARGIN_BYTES);
       if (heapBudget.steady()) logger.info({ growingPercent: STEADY_GROWING_PERCENT, budgetMiB: STEADY_HEAP_BUDGET_BYTES / 2 ** 20 }, `heap budget: caches filled; V8 now starts its own collections at ${STEADY_GROWING_PERCENT}% growth, the budget stays the backstop`);
     };
   }
