@@ -22,7 +22,9 @@
 // the end), the restore's time, the node and event writes the run made (the double's counters),
 // and the heap at the end. BENCH_SCALE_CASES picks the variants (comma-separated, default full):
 // full; cache-only (no IPAM, a cloud-config without entries); no-ipam (the full cloud-config);
-// one-address (one address per cloud-config entry); no-refresh (no refresh round in the window).
+// one-address (one address per cloud-config entry); no-refresh (no refresh round in the window);
+// churn (as full, with kubelet-like status updates on N/300 nodes a second, as a cluster whose
+// kubelets report every 5 minutes has).
 // one-address changes the nodes (the cloud no longer lists their InternalDNS, so the refresh
 // rounds remove it from status.addresses, tens of thousands of writes), so it runs after the others.
 // BENCH_SCALE_RUNS (default 1) runs each case that many times against the same double.
@@ -174,12 +176,14 @@ function load(): number {
   return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 }
 
-const MIGRATED_CASES: Record<string, { ipam: boolean; cloud: '' | '.one' | '.empty'; refresh: string; what: string }> = {
+const MIGRATED_CASES: Record<string, { ipam: boolean; cloud: '' | '.one' | '.empty'; refresh: string; what: string; churn?: boolean }> = {
   'full': { ipam: true, cloud: '', refresh: REFRESH, what: 'IPAM restore + inventory (two addresses per entry), refresh every 15 s' },
   'cache-only': { ipam: false, cloud: '.empty', refresh: REFRESH, what: 'cache only (no IPAM, no inventory entries)' },
   'no-ipam': { ipam: false, cloud: '', refresh: REFRESH, what: 'no IPAM, inventory (two addresses per entry), refresh every 15 s' },
   'one-address': { ipam: true, cloud: '.one', refresh: REFRESH, what: 'IPAM restore + inventory, one address per entry' },
   'no-refresh': { ipam: true, cloud: '', refresh: '10m', what: 'IPAM restore + inventory, no refresh round in the window' },
+  // Kubelets post a node's status every 5 minutes when nothing changes: N/300 watch events a second.
+  'churn': { ipam: true, cloud: '', refresh: REFRESH, churn: true, what: 'as full, with kubelet status updates on N/300 nodes a second' },
 };
 /** After /readyz first answers 200, RSS is read this long (issue 41: 60 s). */
 const SETTLE_WINDOW_MS = 60_000;
@@ -224,13 +228,16 @@ function builds(): { label: string; node: string[]; main: string }[] {
   });
 }
 
-async function migratedRun(build: { label: string; node: string[]; main: string }, caseName: string, kubeconfig: string, cloudConfig: string, ask: (cmd: string, match: (m: Record<string, unknown>) => boolean) => Promise<Record<string, unknown>>): Promise<string> {
+type Ask = (cmd: string | Record<string, unknown>, match: (m: Record<string, unknown>) => boolean) => Promise<Record<string, unknown>>;
+
+async function migratedRun(build: { label: string; node: string[]; main: string }, caseName: string, kubeconfig: string, cloudConfig: string, ask: Ask): Promise<string> {
   const c = MIGRATED_CASES[caseName];
   if (!c) throw new Error(`BENCH_SCALE_CASES: unknown case ${caseName} (${Object.keys(MIGRATED_CASES).join(', ')})`);
   const port = await freePort();
   const before = (await ask('status', (m) => m.counts !== undefined)).counts as Record<string, number>;
   const snapshotDir = process.env.BENCH_SCALE_HEAPSNAPSHOT ? mkdtempSync(path.join(process.env.BENCH_SCALE_HEAPSNAPSHOT, `${caseName}-`)) : undefined;
   const snapshotArgs = snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : [];
+  if (c.churn) await ask({ cmd: 'churn', perSecond: Math.round(NODES / 300) }, (m) => m.churn !== undefined);
   const loads = [load()];
   const started = Date.now();
   const ipamArgs = c.ipam ? ['--allocate-node-cidrs', `--cluster-cidr=${CLUSTER_CIDR}`, '--node-cidr-mask-size=26'] : [];
@@ -293,6 +300,7 @@ async function migratedRun(build: { label: string; node: string[]; main: string 
   } finally {
     run.kill('SIGTERM');
     await exited;
+    if (c.churn) await ask({ cmd: 'churn', perSecond: 0 }, (m) => m.churn !== undefined);
   }
 }
 
@@ -302,10 +310,11 @@ async function migrated(): Promise<void> {
   const cloudConfig = path.join(dir, 'cloud.json');
   const apiProc = spawn(process.execPath, ['--max-old-space-size=16384', '--initial-old-space-size=12288', ...API_NODE_EXTRA, path.join(here, 'scale-apiserver.js'), kubeconfig, cloudConfig, String(NODES), '0', 'migrated'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const api = lines(apiProc);
-  const ask = async (cmd: string, match: (m: Record<string, unknown>) => boolean) => {
+  const ask: Ask = async (cmd, match) => {
     const from = api.all.length;
-    apiProc.stdin!.write(`${JSON.stringify({ cmd })}\n`);
-    return api.next(match, 120_000, cmd, from);
+    const msg = typeof cmd === 'string' ? { cmd } : cmd;
+    apiProc.stdin!.write(`${JSON.stringify(msg)}\n`);
+    return api.next(match, 120_000, String(msg.cmd), from);
   };
   try {
     const ready = await api.next((m) => m.ready === true, 900_000, 'the double to fill');
