@@ -50,6 +50,13 @@ export function rss(pid: number): { rss: number; peak: number; anon: number; fil
   return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024), anon: Math.round(kb('RssAnon') / 1024), file: Math.round(kb('RssFile') / 1024) };
 }
 
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  // /proc/<pid>/stat: utime and stime are fields 14 and 15, after the parenthesised command.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Sum of a metric over its label sets (those whose line holds `filter`), from the process's /metrics; undefined when not reachable. */
 export async function metric(port: number, name: string, filter = ''): Promise<number | undefined> {
   try {

@@ -97,7 +97,7 @@ for (let j = 0; j < JOIN; j++) {
 // Encode every Node once now, as a warm kube-apiserver has them serialized: the first LIST then
 // measures the controller, not the double's first JSON.stringify of 1.2 GB.
 let encoded = 0;
-for (const n of api.store.listRefs('nodes')) encoded += api.store.encodeBytes(n).length;
+for (const n of api.store.listRefs('nodes')) encoded += api.store.encodeListItemBytes(n).length;
 writeFileSync(kubeconfigPath!, api.kubeconfig);
 for (const user of REPLICA_USERS) writeFileSync(`${kubeconfigPath!}.${user}`, api.kubeconfigFor(user));
 writeFileSync(cloudConfigPath!, JSON.stringify({ nodes: cloud }));

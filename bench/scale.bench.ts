@@ -39,7 +39,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/util/free-port.js';
-import { heapShare, lines, metric, rss } from './child.js';
+import { cpuSeconds, heapShare, lines, metric, rss } from './child.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // The controller as deploy/Dockerfile ships it (the esbuild bundle, with source maps on) when an
@@ -70,13 +70,6 @@ const NODE_EXTRA = flagsFrom('BENCH_SCALE_NODE_ARGS');
 // BENCH_SCALE_API_NODE_ARGS: more node flags for the API server double's process.
 const API_NODE_EXTRA = flagsFrom('BENCH_SCALE_API_NODE_ARGS');
 const PROF = process.env.BENCH_SCALE_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SCALE_PROF}`] : [];
-
-/** CPU seconds (user + system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  // /proc/<pid>/stat: utime and stime are fields 14 and 15, after the parenthesised command.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 async function scenario(qps: string): Promise<string[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ccm-scale-'));

@@ -6,7 +6,7 @@
 import { isReservedLabelKey } from '../src/model/label-keys.js';
 import { NODE_ADDRESS_TYPES, type NodeAddress, type NodeAddressType } from '../src/model/node-address.js';
 import { canonicalCIDR, canonicalIP } from './ip.js';
-import type { InstanceMetadata, InstanceResult, NodeRef, PodCIDRDetails } from './types.js';
+import { BatchError, type InstanceMetadata, type InstanceResult, type NodeRef, type PodCIDRDetails } from './types.js';
 
 /** The checked answers: one entry per node asked about, and what was wrong with the rest. */
 export interface CheckedAnswers<T> {
@@ -161,7 +161,8 @@ function checkAll<T>(provider: string, asked: readonly NodeRef[], answers: unkno
   const results = new Map<string, InstanceResult<T>>();
   const notes: string[] = [];
   if (!(answers instanceof Map)) {
-    const error = new Error(`provider ${provider} answered with ${showValue(answers)}, not a Map of node name to outcome`);
+    // The call's failure, not any node's: one BatchError for all, which the controllers split.
+    const error = new BatchError(`provider ${provider} answered with ${showValue(answers)}, not a Map of node name to outcome`);
     for (const { name } of asked) results.set(name, { kind: 'error', error, retryable: true });
     notes.push(error.message);
     return { results, notes };

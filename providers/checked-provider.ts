@@ -1,7 +1,8 @@
 // A provider this project did not write, behind the same rules as the built-ins: each call has a
-// deadline (a plugin that hangs costs one batch its answer, never the controller's worker), each
-// answer is checked (answers.ts), and whatever it throws becomes an Error for the batch. The
-// controllers turn a rejected call into a retryable error for every node in it: never "not found".
+// deadline (a plugin that hangs never holds the controller's worker), each answer is checked
+// (answers.ts), and whatever it throws becomes an Error for the batch. The controllers ask the
+// nodes of a rejected call again in halves until a node that keeps failing is alone; its error is
+// retryable, never "not found".
 import { abortable, linkSignals } from '../src/util/abort.js';
 import { checkBooleanAnswers, checkMetadataAnswers, showValue, type CheckedAnswers } from './answers.js';
 import type {
@@ -35,6 +36,19 @@ export class CheckedProvider implements CloudProvider {
     this.name = inner.name;
     this.#o = options;
     if (inner.requestPodCIDRs) this.requestPodCIDRs = (node, request, signal) => this.#request(node, request, signal);
+    if (inner.instanceKey) this.instanceKey = (providerID) => this.#instanceKey(providerID);
+  }
+
+  instanceKey?: (providerID: string) => string | undefined;
+
+  /** The adapter's key, or undefined (compared as written) when it throws or answers something that is not a non-empty string. */
+  #instanceKey(providerID: string): string | undefined {
+    try {
+      const key = this.#inner.instanceKey?.(providerID);
+      return typeof key === 'string' && key !== '' ? key : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** `call` with the deadline; rejects with a one-line reason when it passes or the call throws. */

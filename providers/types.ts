@@ -86,6 +86,15 @@ export interface CloudProvider {
    */
   familyHint?(family: 'IPv4' | 'IPv6'): string | undefined;
   /**
+   * The instance a providerID names, as one string: two providerIDs name the same instance exactly
+   * when their keys are equal, so spellings this provider treats as one are one (EC2's
+   * `aws:///us-east-1a/i-0abc` and `aws:///i-0abc`; ARM IDs in any case). Undefined when the ID is
+   * not one of this provider's: it is then compared as written. Without this method every
+   * providerID is compared as written. The controllers use it to refuse an answer that names
+   * another instance than the node's own, or one another live Node already has.
+   */
+  instanceKey?(providerID: string): string | undefined;
+  /**
    * Asks the cloud for the pod ranges `request` names (CloudAllocator, when the provider offers a
    * request in podCIDRDetails). Not idempotent: one call per request, no retries of its own.
    */
@@ -127,6 +136,26 @@ export interface ProviderLogger {
 }
 
 export type ProviderFactory = (context: ProviderContext) => Promise<CloudProvider>;
+
+const BATCH_ERROR = Symbol.for('node-address-ccm.batch-error');
+
+/**
+ * An error about a batch rather than about any one node in it (a POST whose answer document did
+ * not parse, a request that timed out): an adapter that serves one call in several requests gives
+ * the same BatchError to every node of the request that failed. The controllers then ask those
+ * nodes again in smaller batches, as they do when a whole call rejects, until a node that keeps
+ * failing is alone; the others get their own answers. Recognised by a registered symbol, so a
+ * bundled copy of this class in a provider module works too.
+ */
+export class BatchError extends Error {
+  override name = 'BatchError';
+  readonly [BATCH_ERROR] = true;
+}
+
+/** Whether `err` is a BatchError (of this copy of the class or of another). */
+export function isBatchError(err: unknown): err is BatchError {
+  return err instanceof Error && (err as unknown as Record<symbol, unknown>)[BATCH_ERROR] === true;
+}
 
 /** Helpers so adapters build results the same way. */
 export const found = <T>(value: T): InstanceResult<T> => ({ kind: 'found', value });

@@ -3,13 +3,17 @@
 # test/controlplane (versions pinned by its go.sum), run on loopback with TLS and client
 # certificates, --authorization-mode=Node,RBAC and the default admission plugins.
 #
-#   scripts/controlplane.sh build [oracle]   build (once per go.mod/go.sum/sources) and print the server's (or the oracle's) path
+#   scripts/controlplane.sh build [CMD]      build (once per go.mod/go.sum/sources) and print the path of the server or of
+#                                            another command: oracle, upstream, benchnodes, awsoracle
 #   scripts/controlplane.sh start DIR [-- F] start in the background with state in DIR; print the admin kubeconfig's path
 #   scripts/controlplane.sh stop DIR         stop it (SIGTERM; etcd and the API server close cleanly)
 #
 # The binary goes to a cache folder keyed by a hash of go.mod, go.sum and the Go sources, so a
 # second build is a no-op, and Go's own build cache makes a rebuild after a source change ~10 s.
 # Cold (empty Go build and module caches, 2 cores): ~4 minutes and ~2.3 GB of RSS for `go build`.
+# test/controlplane/aws is a module of its own (cmd/awsoracle: cloud-provider-aws v1.35.3 with the
+# dependencies its go.mod names), so that the AWS SDK's requirements never move the versions the
+# kube-apiserver above is built with; both modules build into the same folder.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 module="$root/test/controlplane"
@@ -22,15 +26,16 @@ need_go() {
 }
 
 cache_key() {
-  (cd "$module" && cat go.mod go.sum $(find . -name '*.go' | LC_ALL=C sort)) | sha256sum | cut -c1-16
+  (cd "$module" && cat go.mod go.sum aws/go.mod aws/go.sum $(find . -name '*.go' | LC_ALL=C sort)) | sha256sum | cut -c1-16
 }
 
 cache_dir() {
   echo "${XDG_CACHE_HOME:-$HOME/.cache}/node-address-ccm/controlplane/$(cache_key)"
 }
 
-# Builds every command of the module (controlplane: the server; oracle: upstream's node-address
-# functions for the differential tests) into the cache folder, once; prints the path of `$1`.
+# Builds every command of both modules into the cache folder, once; prints the path of `$1`:
+# controlplane (the server), oracle (upstream's node-address functions for the differential
+# tests), upstream and benchnodes (the side-by-side benchmark), awsoracle (cloud-provider-aws).
 build() {
   need_go
   local dir name="${1:-controlplane}"
@@ -42,6 +47,7 @@ build() {
     mkdir -p "$tmp"
     # -mod=readonly: the build uses go.sum as committed and never rewrites it.
     (cd "$module" && go build -mod=readonly -trimpath -o "$tmp/" ./cmd/...)
+    (cd "$module/aws" && go build -mod=readonly -trimpath -o "$tmp/" ./cmd/...)
     mkdir -p "$(dirname "$dir")"
     # Another build may have finished first: either copy is the same build.
     mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"

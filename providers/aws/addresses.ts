@@ -70,11 +70,11 @@ function ipv4Addresses(instance: Instance, interfaces: InstanceNetworkInterface[
       if (p.PrivateIpAddress) out.push({ type: 'InternalIP', address: canonical(instance, 'private IPv4 address', p.PrivateIpAddress) });
     }
   }
-  // EC2 reports the primary interface's public IPv4 on the instance itself; fall back to that
-  // interface's association when a caller passes only the interface view.
-  const primary = interfaces.find((ni) => inUse(ni) && ni.Attachment && (ni.Attachment.DeviceIndex ?? 0) === 0);
-  const publicIP = instance.PublicIpAddress || primary?.Association?.PublicIp;
-  if (publicIP) out.push({ type: 'ExternalIP', address: canonical(instance, 'public IPv4 address', publicIP) });
+  // The instance's own public IPv4 (EC2 sets it from the primary interface's association), and
+  // nothing else: cloud-provider-aws reads only instance.PublicIpAddress (extractIPv4NodeAddresses),
+  // so an interface's association without it gives no ExternalIP here either (issue 40's live
+  // differential found the two disagreeing when this fell back to the association).
+  if (instance.PublicIpAddress) out.push({ type: 'ExternalIP', address: canonical(instance, 'public IPv4 address', instance.PublicIpAddress) });
   if (instance.PrivateDnsName) {
     out.push({ type: 'InternalDNS', address: instance.PrivateDnsName });
     out.push({ type: 'Hostname', address: instance.PrivateDnsName });

@@ -74,3 +74,17 @@ export function instanceIDFromNodeName(nodeName: string): string | undefined {
   const first = nodeName.split('.', 1)[0]!;
   return STRICT_INSTANCE_ID.test(first) ? first : undefined;
 }
+
+/**
+ * The instance a providerID names, for comparing two providerIDs: `aws:///us-east-1a/i-0abc`,
+ * `aws:////i-0abc` and a bare `i-0abc` are one instance, as cloud-provider-aws reads them
+ * (KubernetesInstanceID.MapToAWSInstanceID, pkg/providers/v1/instances.go: the zone segment is not
+ * part of the identity). Undefined for anything parseAWSProviderID refuses.
+ */
+export function awsInstanceKey(providerID: string): string | undefined {
+  try {
+    return `aws:${parseAWSProviderID(providerID).instanceID}`;
+  } catch {
+    return undefined;
+  }
+}

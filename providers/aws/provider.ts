@@ -10,6 +10,7 @@ import { BackoffGate, sharedEC2Gate } from './backoff.js';
 import type { AWSCloudConfig } from './config.js';
 import { awsPodCIDRs } from './pod-cidrs.js';
 import { formatAWSProviderID, instanceIDFromNodeName, parseAWSProviderID } from './provider-id.js';
+import { awsInstanceKey } from './provider-id.js';
 
 /** EC2 accepts up to 1000 IDs per call; 500 keeps responses (and failures) moderate. */
 export const INSTANCE_ID_BATCH = 500;
@@ -106,6 +107,8 @@ function buildClient(options: AwsProviderOptions, region: string | undefined): E
 
 export class AwsProvider implements CloudProvider {
   readonly name = 'aws';
+  /** Which providerIDs name one instance (awsInstanceKey): the controllers compare answers with it. */
+  readonly instanceKey = awsInstanceKey;
   /** DescribeInstances requests we issued (each page and each of our retries counts; SDK-internal retries do not). */
   apiCalls = 0;
   /** AssignIpv6Addresses requests we issued (never retried). */
@@ -168,7 +171,7 @@ export class AwsProvider implements CloudProvider {
         continue;
       }
       try {
-        out.set(n.name, found(this.metadata(l.instance)));
+        out.set(n.name, found(this.metadata(l.instance, n.providerID)));
       } catch (err) {
         out.set(n.name, retryableError(err));
       }
@@ -249,10 +252,16 @@ export class AwsProvider implements CloudProvider {
     }
   }
 
-  private metadata(instance: Instance): InstanceMetadata {
+  /**
+   * The instance's metadata. The providerID is the node's own when it has one, as
+   * cloud-provider-aws's InstanceMetadata answers (instances_v2.go getProviderID): any form it
+   * names the instance by (`aws:////i-…`, `aws:///<zone>/<anything>/i-…`, a bare `i-…`) comes back
+   * as written, never rewritten to `aws:///<zone>/i-…`; a node without one gets that form.
+   */
+  private metadata(instance: Instance, nodeProviderID: string | undefined): InstanceMetadata {
     const zone = instance.Placement?.AvailabilityZone || undefined;
     const meta: InstanceMetadata = {
-      providerID: formatAWSProviderID(zone, instance.InstanceId!),
+      providerID: nodeProviderID || formatAWSProviderID(zone, instance.InstanceId!),
       addresses: awsNodeAddresses(instance, { nodeIPFamilies: this.nodeIPFamilies }),
     };
     this.podCIDRs(instance, meta);

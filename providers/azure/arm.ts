@@ -1,27 +1,20 @@
 // The ARM side of the adapter: the cloud's endpoints, the credential (@azure/identity) and the
 // SDK clients (@azure/arm-compute, @azure/arm-network), each imported when the provider is built,
 // never before. Every list call pages through the SDK's async iterators.
+import { readFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import type { TokenCredential } from '@azure/identity';
+import type { ProviderLogger } from '../types.js';
 import type { AzureNetworkInterface, AzurePublicIP } from './addresses.js';
-import type { AzureCloudConfig, AzureCloudName } from './config.js';
+import { azureStackApiVersionPolicy } from './api-version.js';
+import { readClientCertificate } from './client-certificate.js';
+import type { AzureCloudConfig } from './config.js';
+import { metadataURL, resolveAzureEnvironment, type AzureEnvironment } from './environment.js';
+import { ReloadingMsiDataPlaneCredential } from './msi-dataplane.js';
 import type { AzureArmSource, AzureScaleSet, AzureScaleSetVM, AzureVM } from './provider.js';
 import { armGatePolicy, ThrottleGate, type ArmCallStats } from './throttle.js';
 
-/** Where a cloud's ARM and AAD are, and the audience of ARM tokens. */
-export interface AzureEnvironment {
-  resourceManager: string;
-  authorityHost: string;
-  audience: string;
-  /** Endpoints from a resourceManagerEndpoint's metadata, not one of Azure's public clouds. */
-  custom: boolean;
-}
-
-export const AZURE_ENVIRONMENTS: Readonly<Record<AzureCloudName, AzureEnvironment>> = {
-  AzurePublicCloud: { resourceManager: 'https://management.azure.com/', authorityHost: 'https://login.microsoftonline.com/', audience: 'https://management.core.windows.net/', custom: false },
-  AzureChinaCloud: { resourceManager: 'https://management.chinacloudapi.cn/', authorityHost: 'https://login.chinacloudapi.cn/', audience: 'https://management.core.chinacloudapi.cn/', custom: false },
-  AzureUSGovernmentCloud: { resourceManager: 'https://management.usgovcloudapi.net/', authorityHost: 'https://login.microsoftonline.us/', audience: 'https://management.core.usgovcloudapi.net/', custom: false },
-};
+export { AZURE_ENVIRONMENTS, type AzureEnvironment } from './environment.js';
 
 export interface AzureArmOptions {
   /** Extra CA certificates (PEM) trusted for ARM, the metadata endpoint and AAD: tests' self-signed emulator. Production uses NODE_EXTRA_CA_CERTS. */
@@ -62,27 +55,45 @@ function getJSON(url: string, ca: string | undefined, timeoutMs: number): Promis
 }
 
 /**
- * The endpoints of the configured cloud. With resourceManagerEndpoint, as cloud-provider-azure
- * does: its `/metadata/endpoints?api-version=2019-05-01` names the login endpoint and the audience.
+ * The endpoints of the configured cloud (environment.ts says how): its built-in ones, a
+ * resourceManagerEndpoint's `/metadata/endpoints?api-version=2019-05-01`, and for
+ * AzureStackCloud the AZURE_ENVIRONMENT_FILEPATH file. What the operator should know (a metadata
+ * answer that names no entry for the cloud) is logged.
  */
-export async function resolveEnvironment(config: Pick<AzureCloudConfig, 'cloud' | 'resourceManagerEndpoint'>, tlsCA?: string): Promise<AzureEnvironment> {
-  if (!config.resourceManagerEndpoint) return AZURE_ENVIRONMENTS[config.cloud];
-  const url = `${config.resourceManagerEndpoint.replace(/\/+$/, '')}/metadata/endpoints?api-version=2019-05-01`;
-  let body: unknown;
-  try {
-    body = await getJSON(url, tlsCA, 10_000);
-  } catch (err) {
-    throw new Error(`azure: resourceManagerEndpoint: reading the cloud's endpoints failed: ${(err as Error).message}`, { cause: err });
+export async function resolveEnvironment(
+  config: Pick<AzureCloudConfig, 'cloud' | 'cloudName' | 'resourceManagerEndpoint' | 'environmentFile' | 'disableAzureStackCloud'>,
+  tlsCA?: string,
+  logger?: ProviderLogger,
+): Promise<AzureEnvironment> {
+  let metadata: unknown;
+  if (config.resourceManagerEndpoint) {
+    try {
+      metadata = await getJSON(metadataURL(config.resourceManagerEndpoint), tlsCA, 10_000);
+    } catch (err) {
+      throw new Error(`azure: resourceManagerEndpoint: reading the cloud's endpoints failed: ${(err as Error).message}`, { cause: err });
+    }
   }
-  const first = (Array.isArray(body) ? body[0] : body) as { resourceManager?: string; authentication?: { loginEndpoint?: string; audiences?: string[] } } | undefined;
-  const login = first?.authentication?.loginEndpoint;
-  const audience = first?.authentication?.audiences?.[0];
-  if (!login || !audience) throw new Error(`azure: resourceManagerEndpoint: ${url} names no authentication.loginEndpoint and audiences`);
-  return { resourceManager: first.resourceManager || config.resourceManagerEndpoint, authorityHost: login, audience, custom: true };
+  let environmentFile: { path: string; contents: unknown } | undefined;
+  if (config.environmentFile) {
+    let text: string;
+    try {
+      text = await readFile(config.environmentFile, 'utf8');
+    } catch (err) {
+      throw new Error(`azure: AZURE_ENVIRONMENT_FILEPATH: reading ${config.environmentFile} failed: ${(err as Error).message}`, { cause: err });
+    }
+    try {
+      environmentFile = { path: config.environmentFile, contents: JSON.parse(text) };
+    } catch (err) {
+      throw new Error(`azure: AZURE_ENVIRONMENT_FILEPATH ${config.environmentFile}: not JSON: ${(err as Error).message}`, { cause: err });
+    }
+  }
+  const { environment, notes } = resolveAzureEnvironment({ ...config, metadata, environmentFile });
+  for (const note of notes) logger?.warn({ cloud: config.cloudName ?? config.cloud }, `azure: ${note}`);
+  return environment;
 }
 
 /** The credential the config asks for, built by @azure/identity (imported here, on first use). */
-export async function createCredential(config: Pick<AzureCloudConfig, 'credential'>, env: AzureEnvironment, options: AzureArmOptions = {}): Promise<TokenCredential> {
+export async function createCredential(config: Pick<AzureCloudConfig, 'credential'>, env: AzureEnvironment, options: AzureArmOptions = {}, logger?: ProviderLogger): Promise<TokenCredential> {
   const identity = await import('@azure/identity');
   const common = {
     authorityHost: env.authorityHost,
@@ -100,6 +111,36 @@ export async function createCredential(config: Pick<AzureCloudConfig, 'credentia
       return new identity.ManagedIdentityCredential(common);
     case 'clientSecret':
       return new identity.ClientSecretCredential(c.tenantId, c.clientId, c.clientSecret, common);
+    case 'clientCertificate': {
+      // Read once at start, as cloud-provider-azure does: a bad file stops the provider from being built.
+      let bytes: Buffer;
+      try {
+        bytes = await readFile(c.certPath);
+      } catch (err) {
+        throw new Error(`azure: aadClientCertPath: reading ${c.certPath} failed: ${(err as Error).message}`, { cause: err });
+      }
+      let cert;
+      try {
+        cert = await readClientCertificate(bytes, c.certPassword);
+      } catch (err) {
+        throw new Error(`azure: aadClientCertPath ${c.certPath}: ${(err as Error).message}`, { cause: err });
+      }
+      if (cert.notAfter.getTime() < Date.now()) logger?.warn({ path: c.certPath, notAfter: cert.notAfter.toISOString() }, 'azure: the client certificate has expired; AAD will refuse it');
+      logger?.info({ path: c.certPath, subject: cert.subject, thumbprint: cert.thumbprint, notAfter: cert.notAfter.toISOString() }, 'azure: client certificate read');
+      // The chain goes along as x5c (cloud-provider-azure's SendCertificateChain), for subject-name/issuer authentication.
+      return new identity.ClientCertificateCredential(c.tenantId, c.clientId, { certificate: cert.pem }, { ...common, sendCertificateChain: true });
+    }
+    case 'msiDataPlane': {
+      const credential = await ReloadingMsiDataPlaneCredential.create(c.path, {
+        // msi-dataplane: the identity's own (possibly regional) authority, the chain sent, no instance discovery.
+        build: (id) => new identity.ClientCertificateCredential(id.tenantId, id.clientId, { certificate: id.certificate.pem }, {
+          ...common, authorityHost: id.authorityHost, disableInstanceDiscovery: true, sendCertificateChain: true,
+        }),
+        logger,
+      });
+      logger?.info({ path: c.path, clientId: credential.identity.clientId, thumbprint: credential.identity.certificate.thumbprint, notBefore: credential.identity.notBefore.toISOString() }, 'azure: MSI data plane identity read');
+      return credential;
+    }
   }
 }
 
@@ -144,7 +185,13 @@ export class SdkArmSource implements AzureArmSource {
     private readonly callTimeoutMs: number,
     /** What went to ARM (each page, each retry), counted by the pipeline. */
     readonly stats: ArmCallStats,
+    private readonly credential: TokenCredential,
   ) {}
+
+  /** Stops what the credential keeps running (the MSI data plane identity's file watch). */
+  async close(): Promise<void> {
+    (this.credential as { close?: () => void }).close?.();
+  }
 
   static async create(config: Pick<AzureCloudConfig, 'subscriptionId'>, env: AzureEnvironment, credential: TokenCredential, options: AzureArmOptions = {}): Promise<SdkArmSource> {
     const [{ ComputeManagementClient }, { NetworkManagementClient }] = await Promise.all([import('@azure/arm-compute'), import('@azure/arm-network')]);
@@ -153,14 +200,17 @@ export class SdkArmSource implements AzureArmSource {
     const stats: ArmCallStats = { requests: 0, throttled: 0 };
     const common = {
       retryOptions: { maxRetries: options.maxRetries ?? 3, retryDelayInMs: options.retryDelayMs ?? 1_000, maxRetryDelayInMs: 30_000 },
-      additionalPolicies: [{ policy: armGatePolicy(options.gate ?? sharedArmGate, stats), position: 'perRetry' as const }],
+      additionalPolicies: [
+        { policy: armGatePolicy(options.gate ?? sharedArmGate, stats), position: 'perRetry' as const },
+        ...(env.stackApiVersions ? [{ policy: azureStackApiVersionPolicy(), position: 'perCall' as const }] : []),
+      ],
       userAgentOptions: { userAgentPrefix: 'node-address-ccm' },
       ...(options.tlsCA ? { tlsOptions: { ca: options.tlsCA } } : {}),
     };
     const compute = new ComputeManagementClient(credential, config.subscriptionId, { ...common, endpoint, credentials: { scopes: [scope] } } as ConstructorParameters<typeof ComputeManagementClient>[2]);
     // The classic network client builds URLs from $host and authenticates for credentialScopes.
     const network = new NetworkManagementClient(credential, config.subscriptionId, { ...common, endpoint, $host: endpoint, credentialScopes: [scope] } as import('@azure/arm-network').NetworkManagementClientOptionalParams);
-    return new SdkArmSource(compute, network, options.callTimeoutMs ?? 60_000, stats);
+    return new SdkArmSource(compute, network, options.callTimeoutMs ?? 60_000, stats, credential);
   }
 
   /** The caller's signal, cut off after the call budget. */

@@ -16,11 +16,23 @@ export type AzureCredentialConfig =
   /** Managed identity from IMDS: system-assigned, or the user-assigned one named by client or resource ID. */
   | { kind: 'managedIdentity'; clientId?: string; resourceId?: string }
   /** An AAD application's client secret. */
-  | { kind: 'clientSecret'; tenantId: string; clientId: string; clientSecret: string };
+  | { kind: 'clientSecret'; tenantId: string; clientId: string; clientSecret: string }
+  /** An AAD application's client certificate: a PEM or PKCS#12 file, with its password if it has one. */
+  | { kind: 'clientCertificate'; tenantId: string; clientId: string; certPath: string; certPassword?: string }
+  /** A user-assigned identity's credential file written by the managed identity data plane (managed control planes). */
+  | { kind: 'msiDataPlane'; path: string };
+
+/** Which IP configurations a node's addresses come from. */
+export const AZURE_NODE_IP_CONFIGURATIONS = ['primary', 'all'] as const;
+export type AzureNodeIPConfigurations = (typeof AZURE_NODE_IP_CONFIGURATIONS)[number];
 
 export interface AzureCloudConfig {
-  /** Canonical cloud name (AzurePublicCloud, AzureChinaCloud, AzureUSGovernmentCloud). */
+  /** Canonical cloud name (AzurePublicCloud, AzureChinaCloud, AzureUSGovernmentCloud, AzureStackCloud). */
   cloud: AzureCloudName;
+  /** `cloud` as the file spells it; absent when the file names none. The ARM metadata entry is picked by it. */
+  cloudName?: string;
+  /** With AzureStackCloud: use the public cloud's API versions, not Azure Stack Hub's (a custom cloud that is not Azure Stack). */
+  disableAzureStackCloud: boolean;
   tenantId?: string;
   subscriptionId: string;
   /** The cluster's resource group: where nodes without a providerID are looked for. */
@@ -31,24 +43,38 @@ export interface AzureCloudConfig {
   disableAvailabilitySetNodes: boolean;
   /** An ARM endpoint of a custom cloud (Azure Stack Hub, an emulator); its /metadata/endpoints names the login endpoint. */
   resourceManagerEndpoint?: string;
+  /** AZURE_ENVIRONMENT_FILEPATH with AzureStackCloud: a JSON file of the cloud's endpoints, as cloud-provider-azure reads it. */
+  environmentFile?: string;
   credential: AzureCredentialConfig;
   /** This adapter's own key (`["IPv4", "IPv6"]` in the file): the address families reported, in preference order. Default IPv4 alone. */
   nodeIPFamilies: IPFamily[];
+  /**
+   * This adapter's own key: `primary` (default), as cloud-provider-azure, the primary NIC's primary
+   * IP configuration (and, for IPv6, its first IPv6 configuration); `all`: every NIC and every IP
+   * configuration.
+   */
+  nodeIPConfigurations: AzureNodeIPConfigurations;
   /** Keys of the file this adapter does not use. */
   ignored: string[];
 }
 
-export const AZURE_CLOUD_NAMES = ['AzurePublicCloud', 'AzureChinaCloud', 'AzureUSGovernmentCloud'] as const;
+export const AZURE_CLOUD_NAMES = ['AzurePublicCloud', 'AzureChinaCloud', 'AzureUSGovernmentCloud', 'AzureStackCloud'] as const;
 export type AzureCloudName = (typeof AZURE_CLOUD_NAMES)[number];
 
-/** cloud-provider-azure's accepted spellings (azclient's EnvironmentMapping), upper-cased. */
+/** cloud-provider-azure's accepted spellings (azclient's EnvironmentMapping, and AzureStackCloudName), upper-cased. */
 const CLOUD_ALIASES: Readonly<Record<string, AzureCloudName>> = {
   AZURECLOUD: 'AzurePublicCloud',
   AZUREPUBLICCLOUD: 'AzurePublicCloud',
   AZURECHINACLOUD: 'AzureChinaCloud',
   AZUREUSGOVERNMENT: 'AzureUSGovernmentCloud',
   AZUREUSGOVERNMENTCLOUD: 'AzureUSGovernmentCloud',
+  AZURESTACKCLOUD: 'AzureStackCloud',
 };
+
+/** The canonical name of a cloud under any of cloud-provider-azure's spellings, or undefined. */
+export function canonicalCloudName(name: string): AzureCloudName | undefined {
+  return CLOUD_ALIASES[name.trim().toUpperCase()];
+}
 
 /** The environment variables the workload identity webhook injects; they win over the file, as in cloud-provider-azure. */
 export interface AzureConfigEnv {
@@ -56,6 +82,8 @@ export interface AzureConfigEnv {
   AZURE_TENANT_ID?: string;
   AZURE_FEDERATED_TOKEN_FILE?: string;
   AZURE_CLIENT_SECRET?: string;
+  /** With cloud AzureStackCloud: a JSON file of the cloud's endpoints (cloud-provider-azure's EnvironmentFilepathName). */
+  AZURE_ENVIRONMENT_FILEPATH?: string;
 }
 
 export class AzureCloudConfigError extends Error {
@@ -71,7 +99,8 @@ type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 const USED = [
   'cloud', 'tenantId', 'subscriptionId', 'resourceGroup', 'location', 'vmType', 'disableAvailabilitySetNodes',
   'resourceManagerEndpoint', 'useManagedIdentityExtension', 'userAssignedIdentityID', 'useFederatedWorkloadIdentityExtension',
-  'aadFederatedTokenFile', 'aadClientId', 'aadClientSecret', 'aadClientCertPath', 'nodeIPFamilies',
+  'aadFederatedTokenFile', 'aadClientId', 'aadClientSecret', 'aadClientCertPath', 'aadClientCertPassword', 'aadMSIDataPlaneIdentityPath',
+  'disableAzureStackCloud', 'nodeIPFamilies', 'nodeIPConfigurations',
 ] as const;
 type UsedKey = (typeof USED)[number];
 const BY_LOWER = new Map<string, UsedKey>(USED.map((k) => [k.toLowerCase(), k]));
@@ -89,6 +118,14 @@ class Reader {
 
   private entry(key: UsedKey) {
     return this.values.get(key);
+  }
+
+  /** A string as written, untrimmed (a password); undefined when absent or empty. */
+  raw(key: UsedKey): string | undefined {
+    const e = this.entry(key);
+    if (!e || e.value === null) return undefined;
+    if (typeof e.value !== 'string') throw new AzureCloudConfigError(`${e.key}: expected a string, got ${describe(e.value)}`);
+    return e.value === '' ? undefined : e.value;
   }
 
   string(key: UsedKey): string | undefined {
@@ -167,10 +204,16 @@ function credentialOf(r: Reader, tenantId: string | undefined, env: AzureConfigE
     if (!tenantId || !clientId) throw new AzureCloudConfigError(`${r.name('aadClientSecret')}: a client secret needs tenantId and aadClientId`);
     return { kind: 'clientSecret', tenantId, clientId, clientSecret: secret };
   }
-  if (r.string('aadClientCertPath')) {
-    throw new AzureCloudConfigError(`${r.name('aadClientCertPath')}: client certificates are not supported by this adapter; use workload identity or a managed identity`);
+  const certPath = r.string('aadClientCertPath');
+  if (certPath) {
+    if (!tenantId || !clientId) throw new AzureCloudConfigError(`${r.name('aadClientCertPath')}: a client certificate needs tenantId and aadClientId`);
+    // The password is taken as written: a space may belong to it.
+    const password = r.raw('aadClientCertPassword');
+    return { kind: 'clientCertificate', tenantId, clientId, certPath, ...(password ? { certPassword: password } : {}) };
   }
-  throw new AzureCloudConfigError('no credential: set useFederatedWorkloadIdentityExtension (workload identity), useManagedIdentityExtension (managed identity) or aadClientId and aadClientSecret');
+  const msiPath = r.string('aadMSIDataPlaneIdentityPath');
+  if (msiPath) return { kind: 'msiDataPlane', path: msiPath };
+  throw new AzureCloudConfigError('no credential: set useFederatedWorkloadIdentityExtension (workload identity), useManagedIdentityExtension (managed identity), aadClientId with aadClientSecret or aadClientCertPath, or aadMSIDataPlaneIdentityPath');
 }
 
 /** Parses cloud-provider-azure's cloud-config (the keys this adapter uses); throws naming the key and the value. */
@@ -200,6 +243,8 @@ export function parseAzureCloudConfig(text: string, env: AzureConfigEnv = {}): A
 
   const cloudText = r.string('cloud');
   const cloud = cloudText === undefined ? 'AzurePublicCloud' : CLOUD_ALIASES[cloudText.toUpperCase()];
+  // cloud-provider-azure falls back to the public cloud for a name it does not know; a typo would
+  // then send this cluster's credentials to the wrong cloud, so it is refused here.
   if (!cloud) throw new AzureCloudConfigError(`${r.name('cloud')}: "${cloudText}" is not one of ${AZURE_CLOUD_NAMES.join(', ')}`);
 
   const subscriptionId = r.string('subscriptionId');
@@ -217,22 +262,40 @@ export function parseAzureCloudConfig(text: string, env: AzureConfigEnv = {}): A
   // cloud-provider-azure's default is vmss, which also serves standalone VMs unless told not to.
   const vmType = (vmTypeText === undefined ? 'vmss' : vmTypeText.toLowerCase()) as AzureVMType;
   if (!AZURE_VM_TYPES.includes(vmType)) throw new AzureCloudConfigError(`${r.name('vmType')}: "${vmTypeText}" is not one of ${AZURE_VM_TYPES.join(', ')}`);
+  const disableAvailabilitySetNodes = r.bool('disableAvailabilitySetNodes');
+  // cloud-provider-azure's InitializeCloudFromConfig refuses this combination, with this reason.
+  if (disableAvailabilitySetNodes && vmType !== 'vmss') {
+    throw new AzureCloudConfigError(`${r.name('disableAvailabilitySetNodes')}: true is only supported when vmType is 'vmss' (it is '${vmType}')`);
+  }
 
   const tenantId = env.AZURE_TENANT_ID || r.string('tenantId');
   const endpoint = r.string('resourceManagerEndpoint');
+  const environmentFile = cloud === 'AzureStackCloud' ? env.AZURE_ENVIRONMENT_FILEPATH?.trim() || undefined : undefined;
+  if (cloud === 'AzureStackCloud' && !endpoint && !environmentFile) {
+    throw new AzureCloudConfigError(`${r.name('cloud')}: AzureStackCloud needs resourceManagerEndpoint (its /metadata/endpoints names the cloud's endpoints) or the AZURE_ENVIRONMENT_FILEPATH environment variable (a file of them)`);
+  }
+  const ipConfigurationsText = r.string('nodeIPConfigurations');
+  const nodeIPConfigurations = (ipConfigurationsText ?? 'primary').toLowerCase() as AzureNodeIPConfigurations;
+  if (!AZURE_NODE_IP_CONFIGURATIONS.includes(nodeIPConfigurations)) {
+    throw new AzureCloudConfigError(`${r.name('nodeIPConfigurations')}: "${ipConfigurationsText}" is not one of ${AZURE_NODE_IP_CONFIGURATIONS.join(', ')}`);
+  }
   const families = r.list('nodeIPFamilies');
   const location = r.string('location');
 
   const config: AzureCloudConfig = {
     cloud,
+    disableAzureStackCloud: r.bool('disableAzureStackCloud'),
     subscriptionId,
     resourceGroup,
     vmType,
-    disableAvailabilitySetNodes: r.bool('disableAvailabilitySetNodes'),
+    disableAvailabilitySetNodes,
     credential: credentialOf(r, tenantId, env),
     nodeIPFamilies: families === undefined ? [4] : parseNodeIPFamilies(families, r.name('nodeIPFamilies')),
+    nodeIPConfigurations,
     ignored,
   };
+  if (cloudText !== undefined) config.cloudName = cloudText;
+  if (environmentFile) config.environmentFile = environmentFile;
   if (tenantId) config.tenantId = tenantId;
   if (location) config.location = location.toLowerCase();
   if (endpoint) config.resourceManagerEndpoint = parseEndpoint(endpoint, r.name('resourceManagerEndpoint'));

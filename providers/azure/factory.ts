@@ -16,10 +16,16 @@ export async function createAzureProvider(context: ProviderContext, options: Azu
   const env = options.env ?? process.env;
   const config = parseCloudConfig(requiredCloudConfig(context, 'azure'), (text) => parseAzureCloudConfig(text, env));
   if (config.ignored.length > 0) context.logger?.info({ keys: config.ignored }, 'azure cloud-config: ignoring keys this controller does not use');
-  const environment = await resolveEnvironment(config, options.tlsCA);
-  const credential = await createCredential(config, environment, options);
-  const source = await SdkArmSource.create(config, environment, credential, options);
-  context.logger?.info({ subscriptionId: config.subscriptionId, resourceGroup: config.resourceGroup, vmType: config.vmType, credential: config.credential.kind, resourceManager: environment.resourceManager }, 'azure: provider ready');
+  const environment = await resolveEnvironment(config, options.tlsCA, context.logger);
+  const credential = await createCredential(config, environment, options, context.logger);
+  let source: SdkArmSource;
+  try {
+    source = await SdkArmSource.create(config, environment, credential, options);
+  } catch (err) {
+    (credential as { close?: () => void }).close?.();
+    throw err;
+  }
+  context.logger?.info({ subscriptionId: config.subscriptionId, resourceGroup: config.resourceGroup, vmType: config.vmType, credential: config.credential.kind, resourceManager: environment.resourceManager, ...(environment.stackApiVersions ? { apiVersions: 'azure-stack' } : {}), nodeIPConfigurations: config.nodeIPConfigurations }, 'azure: provider ready');
   return new AzureProvider(config, source, { logger: context.logger, listingMaxAgeMs: options.listingMaxAgeMs, concurrency: options.concurrency, now: options.now });
 }
 

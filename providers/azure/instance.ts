@@ -2,17 +2,21 @@
 // as cloud-provider-azure derives them.
 
 /**
- * The zone label of an instance, as cloud-provider-azure makes it: `<location>-<zone>` for a zonal
- * one, else the platform fault domain (a number as text); both lower case.
+ * The zone label of an instance, as cloud-provider-azure's GetZoneByNodeName makes it:
+ * `<location>-<zone>` for a zonal one, else the platform fault domain of its instance view (a
+ * number as text); both lower case. Without either, a scale-set instance (uniform or flexible) is
+ * an error ("failed to get zone info", azure_vmss.go and azure_vmssflex.go: the node is retried),
+ * and a standalone VM is "0" (azure_standard.go: no fault domain reads as 0).
  */
-export function azureZone(location: string, zones: readonly string[] | undefined, faultDomain: number | undefined): string {
+export function azureZone(location: string, zones: readonly string[] | undefined, faultDomain: number | undefined, inScaleSet: boolean): string {
   const zone = zones?.[0];
   if (zone !== undefined && zone !== '') {
     if (!/^\d+$/.test(zone)) throw new Error(`zones: "${zone}" is not a zone number`);
     return `${location.toLowerCase()}-${Number(zone)}`;
   }
-  // Without an instance view cloud-provider-azure reports fault domain 0.
-  return String(faultDomain ?? 0);
+  if (faultDomain !== undefined) return String(faultDomain);
+  if (inScaleSet) throw new Error('failed to get zone info: the scale-set instance has neither a zone nor a platform fault domain in its instance view');
+  return '0';
 }
 
 export interface AzureInstanceStatus {

@@ -57,3 +57,19 @@ export function resourceGroupOf(id: string): string | undefined {
   return m?.[1];
 }
 
+
+/**
+ * The instance a providerID names, for comparing two providerIDs: its ARM resource ID in lower
+ * case. ARM resource IDs are case-insensitive, and ARM answers with a casing of its own (which is
+ * why cloud-provider-azure lower-cases the resource group of the IDs it writes:
+ * ConvertResourceGroupNameToLower, pkg/provider/azure_wrap.go), so
+ * `…/resourceGroups/RG/…/virtualMachines/VM-1` and `…/resourcegroups/rg/…/virtualmachines/vm-1`
+ * are one VM. Undefined for anything parseAzureProviderID refuses.
+ */
+export function azureInstanceKey(providerID: string): string | undefined {
+  try {
+    return instanceKey(parseAzureProviderID(providerID));
+  } catch {
+    return undefined;
+  }
+}

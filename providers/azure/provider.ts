@@ -9,10 +9,11 @@ import { forEachLimited } from '../../src/util/limit.js';
 import type { IPFamily } from '../../src/nodeip/ip.js';
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef, ProviderLogger } from '../types.js';
 import { found, notFound, retryableError } from '../types.js';
-import { azureNodeAddresses, type AzureNetworkInterface, type AzureNicReference, type AzurePublicIP } from './addresses.js';
-import type { AzureVMType } from './config.js';
+import { azureNodeAddresses, nicsUsed, selectIPConfigurations, type AzureNetworkInterface, type AzureNicReference, type AzurePublicIP } from './addresses.js';
+import type { AzureNodeIPConfigurations, AzureVMType } from './config.js';
 import { azureIsShutdown, azurePowerState, azureProvisioningState, azureZone, type AzureInstanceStatus } from './instance.js';
 import { formatAzureProviderID, instanceKey, parseAzureProviderID, resourceGroupOf, resourceIDOf, type AzureInstanceRef } from './provider-id.js';
+import { azureInstanceKey } from './provider-id.js';
 
 // Structural subsets of @azure/arm-compute's VirtualMachine, VirtualMachineScaleSetVM and
 // VirtualMachineScaleSet (properties flattened, every field optional, as the SDK types them).
@@ -30,6 +31,8 @@ export interface AzureVM {
   networkProfile?: { networkInterfaces?: AzureNicReference[] };
   osProfile?: { computerName?: string };
   instanceView?: AzureInstanceView;
+  /** The flexible scale set a VM belongs to. */
+  virtualMachineScaleSet?: { id?: string };
 }
 export interface AzureScaleSetVM extends AzureVM {
   instanceId?: string;
@@ -64,6 +67,8 @@ export interface AzureProviderConfig {
   vmType: AzureVMType;
   disableAvailabilitySetNodes: boolean;
   nodeIPFamilies: readonly IPFamily[];
+  /** Which IP configurations addresses come from (default primary, as cloud-provider-azure). */
+  nodeIPConfigurations?: AzureNodeIPConfigurations;
 }
 
 /** How long one listing answers later calls: the batches (≤ 500 nodes) of one resync share it. */
@@ -117,6 +122,8 @@ function scaleSetScope(id: string): { resourceGroup: string; scaleSet: string } 
 
 export class AzureProvider implements CloudProvider {
   readonly name = 'azure';
+  /** Which providerIDs name one instance (azureInstanceKey): the controllers compare answers with it. */
+  readonly instanceKey = azureInstanceKey;
   private readonly logger?: ProviderLogger;
   private readonly maxAgeMs: number;
   private readonly concurrency: number;
@@ -209,18 +216,23 @@ export class AzureProvider implements CloudProvider {
     let faultDomain = vm.instanceView?.platformFaultDomain;
     if (ref.kind === 'vm' && !(vm.zones?.length)) {
       if (!statuses?.ok) throw statuses?.error ?? new Error('no run-time status listing');
-      faultDomain = statuses.value.get(instanceKey(ref))?.instanceView?.platformFaultDomain;
+      const view = statuses.value.get(instanceKey(ref))?.instanceView;
+      // cloud-provider-azure reads the VM with its instance view; a VM our (shared, up to 20 s old)
+      // listing has no view of is unknown, not fault domain 0. A view without a fault domain is 0.
+      if (!view) throw new Error(`VM ${ref.name} has no run-time view in the subscription's listing yet`);
+      faultDomain = view.platformFaultDomain;
     }
     const nics = vm.networkProfile?.networkInterfaces;
-    for (const n of nics ?? []) {
+    for (const n of nicsUsed(nics, node.name, this.ipConfigurations)) {
       const failed = network.failures.get(lower(n.id));
       if (failed) throw failed;
     }
     const meta: InstanceMetadata = {
       providerID: vm.id ? formatAzureProviderID(vm.id) : `azure://${resourceIDOf(ref)}`,
-      zone: azureZone(location, vm.zones, faultDomain),
+      // A uniform scale set's instance, or a VM of a flexible one.
+      zone: azureZone(location, vm.zones, faultDomain, ref.kind === 'vmss' || !!vm.virtualMachineScaleSet?.id),
       region: location,
-      addresses: azureNodeAddresses({ nodeName: node.name, nics, interfaces: network.interfaces, publicIPs: network.publicIPs }, { ipFamilies: this.config.nodeIPFamilies }),
+      addresses: azureNodeAddresses({ nodeName: node.name, nics, interfaces: network.interfaces, publicIPs: network.publicIPs }, this.addressOptions),
     };
     const size = hit.scaleSet ? vm.sku?.name ?? vm.hardwareProfile?.vmSize : vm.hardwareProfile?.vmSize;
     if (size) meta.instanceType = size;
@@ -246,6 +258,14 @@ export class AzureProvider implements CloudProvider {
   /** Whether nodes without a providerID are looked for among standalone VMs / scale-set instances. */
   private get searchVMs(): boolean {
     return this.config.vmType !== 'vmss' || !this.config.disableAvailabilitySetNodes;
+  }
+
+  private get ipConfigurations(): AzureNodeIPConfigurations {
+    return this.config.nodeIPConfigurations ?? 'primary';
+  }
+
+  private get addressOptions() {
+    return { ipFamilies: this.config.nodeIPFamilies, ipConfigurations: this.ipConfigurations };
   }
 
   private get searchScaleSets(): boolean {
@@ -393,11 +413,26 @@ export class AzureProvider implements CloudProvider {
     const view: NetworkView = { interfaces: new Map(), publicIPs: new Map(), failures: new Map() };
     if (hits.length === 0) return view;
     // NICs may live in another resource group than their VM, and scale-set NICs under their scale set.
-    const nicIDs = hits.flatMap((h) => (h.vm.networkProfile?.networkInterfaces ?? []).map((n) => n.id ?? '')).filter(Boolean);
+    // Only the NICs whose addresses are reported are listed (with `primary`, the primary NIC's scope).
+    const nicIDs = hits.flatMap((h) => {
+      try {
+        return nicsUsed(h.vm.networkProfile?.networkInterfaces, h.vm.name ?? '', this.ipConfigurations).map((n) => n.id ?? '');
+      } catch {
+        return []; // reported as that node's error when its addresses are made
+      }
+    }).filter(Boolean);
     const nicScopes = scopesOf(nicIDs);
     await this.fill(nicScopes, 'nics', callStart, signal, view.interfaces, view.failures, nicIDs,
       (g, s) => this.source.listNICs(g, s), (g, ss, s) => this.source.listScaleSetNICs(g, ss, s));
-    const pipIDs = [...view.interfaces.values()].flatMap((nic) => (nic.ipConfigurations ?? []).map((c) => c.publicIPAddress?.id ?? '')).filter(Boolean);
+    // The public IPs of the configurations reported, no others.
+    const pipIDs = hits.flatMap((h) => {
+      try {
+        return selectIPConfigurations({ nodeName: h.vm.name ?? '', nics: h.vm.networkProfile?.networkInterfaces, interfaces: view.interfaces }, this.addressOptions)
+          .map(({ config }) => config.publicIPAddress?.id ?? '');
+      } catch {
+        return [];
+      }
+    }).filter(Boolean);
     const pipFailures = new Map<string, Error>();
     await this.fill(scopesOf(pipIDs), 'pips', callStart, signal, view.publicIPs, pipFailures, pipIDs,
       (g, s) => this.source.listPublicIPs(g, s), (g, ss, s) => this.source.listScaleSetPublicIPs(g, ss, s));

@@ -2,7 +2,7 @@
 // synchronous to set up and observable afterwards: which methods were called, with how many nodes,
 // and in what order. Failures are injected per call ("the next N calls fail") or per node.
 import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef } from '../types.js';
-import { found, notFound, retryableError } from '../types.js';
+import { BatchError, found, notFound, retryableError } from '../types.js';
 import { sleep } from '../../src/util/sleep.js';
 
 export type FakeMethod = 'instancesMetadata' | 'instancesExist' | 'instancesShutdown';
@@ -26,6 +26,9 @@ interface NodeFailure {
   /** Remaining failing calls; Infinity until cleared. */
   remaining: number;
 }
+
+/** How a call that asks about a poisoned node fails, for every node in it. */
+export type BatchPoison = 'reject' | 'batch-error' | 'hang';
 
 interface CallFailure {
   error: Error;
@@ -60,6 +63,7 @@ export class FakeProvider implements CloudProvider {
   private readonly instances = new Map<string, FakeInstance>();
   private readonly nodeFailures = new Map<string, NodeFailure>();
   private callFailures: CallFailure[] = [];
+  private readonly poisons = new Map<string, { how: BatchPoison; error: Error }>();
 
   constructor(options: { name?: string; latencyMs?: number; instances?: Record<string, FakeInstanceInput> } = {}) {
     this.name = options.name ?? 'fake';
@@ -141,12 +145,24 @@ export class FakeProvider implements CloudProvider {
     return this;
   }
 
-  /** Clears node failures for `name`, or every failure (node and call) when no name is given. */
+  /**
+   * Every call that asks about node `name` fails for its whole batch, as a plugin that chokes on
+   * one record does: it rejects, answers a BatchError for every node, or hangs until its signal
+   * aborts. Until clearFailures.
+   */
+  poisonBatches(name: string, how: BatchPoison = 'reject', err?: Error | string): this {
+    this.poisons.set(name, { how, error: toError(err, `fake: a batch with node ${name} in it fails`) });
+    return this;
+  }
+
+  /** Clears node failures and poisons for `name`, or every failure (node, call, poison) when no name is given. */
   clearFailures(name?: string): this {
     if (name !== undefined) {
       this.nodeFailures.delete(name);
+      this.poisons.delete(name);
     } else {
       this.nodeFailures.clear();
+      this.poisons.clear();
       this.callFailures = [];
     }
     return this;
@@ -211,8 +227,20 @@ export class FakeProvider implements CloudProvider {
       const e = this.takeNodeFailure(n.name);
       if (e) nodeErrors.set(n.name, e);
     }
+    const poison = this.poisons.size > 0 ? nodes.map((n) => this.poisons.get(n.name)).find((p) => p !== undefined) : undefined;
     await this.delay(signal);
     if (callFailure?.reject) throw callFailure.error;
+    if (poison?.how === 'reject') throw poison.error;
+    if (poison?.how === 'hang') {
+      await new Promise<never>((_, reject) => {
+        if (signal?.aborted) reject(signal.reason);
+        signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+      });
+    }
+    if (poison?.how === 'batch-error') {
+      const error = new BatchError(poison.error.message);
+      return new Map(nodes.map((n) => [n.name, { kind: 'error', error, retryable: true } as const]));
+    }
     const out = new Map<string, InstanceResult<T>>();
     for (const n of nodes) {
       const err = callFailure?.error ?? nodeErrors.get(n.name);

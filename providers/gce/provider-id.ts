@@ -48,3 +48,16 @@ export function lastSegment(url: string): string {
   const parts = url.split('/');
   return parts[parts.length - 1];
 }
+
+/**
+ * The instance a providerID names, for comparing two providerIDs: project, zone and name, as
+ * cloud-provider-gcp's splitProviderID reads them (gce://<project>/<zone>/<name>; the grammar
+ * admits one spelling of each). Undefined for anything parseGceProviderID refuses.
+ */
+export function gceInstanceKey(providerID: string): string | undefined {
+  try {
+    return formatGceProviderID(parseGceProviderID(providerID));
+  } catch {
+    return undefined;
+  }
+}

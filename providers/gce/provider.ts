@@ -6,6 +6,7 @@ import { found, retryableError } from '../types.js';
 import { gceNodeAddresses, gcePodRanges, type GceInstance } from './addresses.js';
 import type { GceConfig } from './config.js';
 import { formatGceProviderID, gceInstanceNameForNode, gceRegionOfZone, lastSegment, parseGceProviderID } from './provider-id.js';
+import { gceInstanceKey } from './provider-id.js';
 
 /** One page size for every list call: the API maximum. */
 export const GCE_PAGE_SIZE = 500;
@@ -75,6 +76,8 @@ function raceSignal<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
 
 export class GceProvider implements CloudProvider {
   readonly name = 'gce';
+  /** Which providerIDs name one instance (gceInstanceKey): the controllers compare answers with it. */
+  readonly instanceKey = gceInstanceKey;
   private readonly logger?: ProviderLogger;
   private readonly maxAgeMs: number;
   private readonly now: () => number;

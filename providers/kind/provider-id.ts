@@ -55,3 +55,15 @@ export function parseKindProviderID(providerID: string): KindProviderID {
 export function formatKindProviderID(id: KindProviderID): string {
   return id.nodeProvider === undefined ? `${PREFIX}${id.cluster}/kind/${id.node}` : `${PREFIX}${id.nodeProvider}/${id.cluster}/${id.node}`;
 }
+
+/**
+ * The instance a providerID names, for comparing two providerIDs: cluster and node container, as
+ * the grammar above admits one spelling of each. Undefined for anything parseKindProviderID refuses.
+ */
+export function kindInstanceKey(providerID: string): string | undefined {
+  try {
+    return formatKindProviderID(parseKindProviderID(providerID));
+  } catch {
+    return undefined;
+  }
+}

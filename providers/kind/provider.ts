@@ -11,6 +11,7 @@ import { DockerApiError, DockerClient, type DockerContainerSummary } from './doc
 import { parseKindOverrides, type KindOverrides } from './overrides.js';
 import { formatKindProviderID, parseKindProviderID } from './provider-id.js';
 import type { ConfigMapReader } from './configmap-client.js';
+import { kindInstanceKey } from './provider-id.js';
 
 /** Reads the overrides document; empty when none is configured. */
 export type OverridesLoader = (signal?: AbortSignal) => Promise<KindOverrides>;
@@ -50,6 +51,8 @@ type Located = { kind: 'found'; container: DockerContainerSummary } | { kind: 'n
 
 export class KindProvider implements CloudProvider {
   readonly name = 'kind';
+  /** Which providerIDs name one instance (kindInstanceKey): the controllers compare answers with it. */
+  readonly instanceKey = kindInstanceKey;
 
   constructor(
     private readonly config: KindConfig,

@@ -13,7 +13,7 @@ export interface ProviderDefinition {
   acceptsBlankCloudConfig?: boolean;
   /** What the --cloud-config file is, named when it is missing or blank. */
   cloudConfigHint?: string;
-  /** How long one call may take before its batch is given up (default 60; at most 600). */
+  /** How long one call may take before it fails and its batch is asked again in halves (default 60; at most 600). */
   timeoutSeconds?: number;
   /** Builds the provider from the --cloud-config file (read already) and a logger. */
   create: ProviderFactory;

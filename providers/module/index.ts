@@ -2,7 +2,7 @@
 // contract's types, defineProvider and the outcome helpers. Small on purpose: a module bundled
 // for the image carries these few lines, not the controller.
 export { defineProvider, type ProviderDefinition } from './define.js';
-export { found, notFound, retryableError } from '../types.js';
+export { BatchError, found, notFound, retryableError } from '../types.js';
 export type {
   CloudProvider, CloudConfigFile, InstanceMetadata, InstanceResult, NodeRef, PodCIDRDetails, PodCIDRRequest, PodCIDRRequestOutcome,
   ProviderContext, ProviderFactory, ProviderLogger,

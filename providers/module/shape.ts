@@ -6,7 +6,7 @@ const PROVIDER_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const CLOUD_CONFIG_USES = ['required', 'optional', 'none'];
 /** The batched methods every provider has, and the optional ones. */
 export const BATCHED_METHODS = ['instancesMetadata', 'instancesExist', 'instancesShutdown'] as const;
-const OPTIONAL_METHODS = ['familyHint', 'requestPodCIDRs', 'close'] as const;
+const OPTIONAL_METHODS = ['familyHint', 'instanceKey', 'requestPodCIDRs', 'close'] as const;
 
 function describe(v: unknown): string {
   if (v === null) return 'null';

@@ -44,6 +44,11 @@ function metadataOf(n: StaticNode): InstanceMetadata {
 
 export class StaticProvider implements CloudProvider {
   readonly name = 'static';
+  /**
+   * Which providerIDs name one instance: the file's own spelling, compared as written (its IDs are
+   * the operator's, of any form; no other spelling is known to mean the same machine).
+   */
+  readonly instanceKey = (providerID: string): string | undefined => (providerID === '' ? undefined : providerID);
   /** Incremented each time a new config takes effect (1 after the initial load). */
   generation = 0;
   /** The last reload error, cleared by the next good load. */

@@ -1,7 +1,9 @@
 // The webhook protocol's two documents (schema.ts): the request for a batch of nodes, and the
-// reading of an answer. An answer that does not conform, or whose content the controllers could
-// not use (an IP that is not one, a CIDR with host bits), is refused whole, field by field: the
-// batch fails and is asked again, and no node's addresses come from it. Pure.
+// reading of an answer. A document that is not JSON, or whose envelope is not v1's (apiVersion,
+// kind, a `nodes` object), is refused whole: the batch fails and is asked again (in halves, by the
+// controllers). Otherwise each node's entry is checked on its own: an entry that does not conform,
+// or whose content the controllers could not use (an IP that is not one, a CIDR with host bits),
+// is refused field by field and costs that node alone its answer. Pure.
 import { checkMetadata } from '../answers.js';
 import type { InstanceMetadata, NodeRef } from '../types.js';
 import { REQUEST_SCHEMA, RESPONSE_SCHEMA, WEBHOOK_API_VERSION } from './schema.js';
@@ -20,14 +22,30 @@ export interface InstancesRequest {
 export type WebhookOutcome =
   | { kind: 'found'; metadata: InstanceMetadata; shutdown: boolean }
   | { kind: 'notFound'; reason?: string }
-  | { kind: 'error'; message: string };
+  | { kind: 'error'; message: string }
+  /** The node's entry failed its checks (named field by field): that node waits, no other. */
+  | { kind: 'refused'; problems: string[] };
 
 export type ReadAnswer =
   | { ok: true; outcomes: Map<string, WebhookOutcome>; notes: string[] }
+  /** Not JSON, or not a v1 answer: nothing in it is used. */
   | { ok: false; problems: string[] };
 
 let requestValidator: Validator | undefined;
 let responseValidator: Validator | undefined;
+let envelopeValidator: Validator | undefined;
+let outcomeValidator: Validator | undefined;
+
+/** The answer's envelope alone: what must hold before any node's entry is read. */
+const ENVELOPE_SCHEMA = {
+  type: 'object',
+  required: RESPONSE_SCHEMA.required,
+  additionalProperties: false,
+  properties: { apiVersion: RESPONSE_SCHEMA.properties.apiVersion, kind: RESPONSE_SCHEMA.properties.kind, nodes: { type: 'object' } },
+} as const;
+
+/** One node's entry, as the response schema defines it. */
+const OUTCOME_SCHEMA = { definitions: RESPONSE_SCHEMA.definitions, $ref: '#/definitions/outcome' } as const;
 
 export function buildRequest(nodes: readonly NodeRef[]): InstancesRequest {
   return {
@@ -60,7 +78,7 @@ function limited(problems: string[]): string[] {
 interface FoundDoc { shutdown?: boolean; [k: string]: unknown }
 type OutcomeDoc = { found: FoundDoc } | { notFound: { reason?: string } } | { error: { message: string } };
 
-/** Reads the body of a 2xx answer. `asked` only names the nodes; which are answered is the caller's to check. */
+/** Reads the body of a 2xx answer. Which nodes are answered is the caller's to check. */
 export function readAnswer(body: string): ReadAnswer {
   let doc: unknown;
   try {
@@ -68,18 +86,29 @@ export function readAnswer(body: string): ReadAnswer {
   } catch (err) {
     return { ok: false, problems: [`not JSON: ${(err as Error).message}`] };
   }
-  const schemaProblems = responseProblems(doc);
-  if (schemaProblems.length > 0) return { ok: false, problems: limited(schemaProblems) };
+  envelopeValidator ??= compileSchema(ENVELOPE_SCHEMA);
+  const envelopeProblems = envelopeValidator(doc);
+  if (envelopeProblems.length > 0) return { ok: false, problems: limited(envelopeProblems) };
+  outcomeValidator ??= compileSchema(OUTCOME_SCHEMA);
   const outcomes = new Map<string, WebhookOutcome>();
   const notes: string[] = [];
-  const problems: string[] = [];
-  for (const [name, outcome] of Object.entries((doc as { nodes: Record<string, OutcomeDoc> }).nodes)) {
+  for (const [name, entry] of Object.entries((doc as { nodes: Record<string, unknown> }).nodes)) {
+    const at = `/nodes/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const problems = outcomeValidator(entry, at);
+    if (problems.length > 0) {
+      outcomes.set(name, { kind: 'refused', problems: limited(problems) });
+      continue;
+    }
+    const outcome = entry as OutcomeDoc;
     if ('found' in outcome) {
       const { shutdown, ...value } = outcome.found;
+      // Notes (a dropped label) count only for an entry that is used.
+      const own: string[] = [];
       try {
-        outcomes.set(name, { kind: 'found', metadata: checkMetadata(value, name, notes), shutdown: shutdown ?? false });
+        outcomes.set(name, { kind: 'found', metadata: checkMetadata(value, name, own), shutdown: shutdown ?? false });
+        notes.push(...own);
       } catch (err) {
-        problems.push(`${fieldPath(`/nodes/${name.replace(/~/g, '~0').replace(/\//g, '~1')}/found`)}.${(err as Error).message}`);
+        outcomes.set(name, { kind: 'refused', problems: [`${fieldPath(`${at}/found`)}.${(err as Error).message}`] });
       }
     } else if ('notFound' in outcome) {
       outcomes.set(name, outcome.notFound.reason !== undefined ? { kind: 'notFound', reason: outcome.notFound.reason } : { kind: 'notFound' });
@@ -87,6 +116,5 @@ export function readAnswer(body: string): ReadAnswer {
       outcomes.set(name, { kind: 'error', message: outcome.error.message });
     }
   }
-  if (problems.length > 0) return { ok: false, problems: limited(problems) };
   return { ok: true, outcomes, notes };
 }

@@ -6,8 +6,12 @@ import { showValue } from '../answers.js';
 
 let ajv: Ajv | undefined;
 
-/** Every problem `value` has against the schema; empty when it conforms. */
-export type Validator = (value: unknown) => string[];
+/**
+ * Every problem `value` has against the schema; empty when it conforms. `at`: the JSON pointer
+ * of `value` in the document it comes from, so its fields are named from the top
+ * (`nodes.n1.found.zone` for the outcome of node n1 checked alone).
+ */
+export type Validator = (value: unknown, at?: string) => string[];
 
 /** A JSON pointer (/nodes/n1/addresses/0) as a field path (nodes.n1.addresses[0]). */
 export function fieldPath(pointer: string): string {
@@ -28,36 +32,37 @@ function valueAt(root: unknown, pointer: string): unknown {
   return v;
 }
 
-function describeError(e: ErrorObject, root: unknown): string {
+function describeError(e: ErrorObject, root: unknown, at: string): string {
   const p = e.params as Record<string, unknown>;
+  const here = e.instancePath;
   switch (e.keyword) {
     case 'additionalProperties': {
-      const pointer = `${e.instancePath}/${String(p.additionalProperty).replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      return `${fieldPath(pointer)}: unknown field (value ${showValue(valueAt(root, pointer))})`;
+      const pointer = `${here}/${String(p.additionalProperty).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      return `${fieldPath(at + pointer)}: unknown field (value ${showValue(valueAt(root, pointer))})`;
     }
     case 'required':
-      return `${fieldPath(`${e.instancePath}/${String(p.missingProperty)}`)}: required`;
+      return `${fieldPath(`${at}${here}/${String(p.missingProperty)}`)}: required`;
     case 'enum':
-      return `${fieldPath(e.instancePath)}: must be one of ${(p.allowedValues as unknown[]).join(', ')} (value ${showValue(valueAt(root, e.instancePath))})`;
+      return `${fieldPath(at + here)}: must be one of ${(p.allowedValues as unknown[]).join(', ')} (value ${showValue(valueAt(root, here))})`;
     case 'const':
-      return `${fieldPath(e.instancePath)}: must be ${showValue(p.allowedValue)} (value ${showValue(valueAt(root, e.instancePath))})`;
+      return `${fieldPath(at + here)}: must be ${showValue(p.allowedValue)} (value ${showValue(valueAt(root, here))})`;
     case 'minProperties':
     case 'maxProperties':
       if (e.parentSchema && (e.parentSchema as Record<string, unknown>).minProperties === 1 && (e.parentSchema as Record<string, unknown>).maxProperties === 1) {
-        return `${fieldPath(e.instancePath)}: must hold exactly one of found, notFound, error (value ${showValue(valueAt(root, e.instancePath))})`;
+        return `${fieldPath(at + here)}: must hold exactly one of found, notFound, error (value ${showValue(valueAt(root, here))})`;
       }
-      return `${fieldPath(e.instancePath)}: ${e.message ?? e.keyword}`;
+      return `${fieldPath(at + here)}: ${e.message ?? e.keyword}`;
     default:
-      return `${fieldPath(e.instancePath)}: ${e.message ?? e.keyword} (value ${showValue(valueAt(root, e.instancePath))})`;
+      return `${fieldPath(at + here)}: ${e.message ?? e.keyword} (value ${showValue(valueAt(root, here))})`;
   }
 }
 
 export function compileSchema(schema: object): Validator {
   ajv ??= new Ajv({ allErrors: true, strict: true, verbose: true });
   const validate = ajv.compile(schema);
-  return (value) => {
+  return (value, at = '') => {
     if (validate(value)) return [];
     // Several keywords can fail on one field (maxProperties and additionalProperties): say each line once.
-    return [...new Set((validate.errors ?? []).map((e) => describeError(e, value)))];
+    return [...new Set((validate.errors ?? []).map((e) => describeError(e, value, at)))];
   };
 }

@@ -582,3 +582,44 @@ export function unknownFields(value: unknown, schema: Schema, path = ''): string
   }
   return out;
 }
+
+/**
+ * `value` without the fields `schema` does not declare, as kube-apiserver stores an object whose
+ * unknown fields it warned about (decoding into Go types drops them; a custom resource is
+ * pruned). Parts without unknown fields are shared, not copied; `$` keys (strategic-merge
+ * directives) are left alone.
+ */
+export function pruneUnknownFields(value: unknown, schema: Schema): unknown {
+  const s = resolve(schema);
+  if (value === null || typeof value !== 'object') return value;
+  if (s.t === 'array' && Array.isArray(value)) {
+    const items = value.map((v) => pruneUnknownFields(v, s.items));
+    return items.every((v, i) => v === value[i]) ? value : items;
+  }
+  if (Array.isArray(value)) return value;
+  const obj = value as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  const set = (k: string, v: unknown): void => {
+    out ??= { ...obj };
+    if (v === undefined) delete out[k];
+    else out[k] = v;
+  };
+  if (s.t === 'object') {
+    if (Object.keys(s.props).length === 0) return value;
+    for (const [k, v] of Object.entries(obj)) {
+      if (k.startsWith('$')) continue;
+      const child = s.props[k];
+      if (!child) set(k, undefined);
+      else {
+        const pruned = pruneUnknownFields(v, child);
+        if (pruned !== v) set(k, pruned);
+      }
+    }
+  } else if (s.t === 'map') {
+    for (const [k, v] of Object.entries(obj)) {
+      const pruned = pruneUnknownFields(v, s.values);
+      if (pruned !== v) set(k, pruned);
+    }
+  }
+  return out ?? value;
+}

@@ -1,7 +1,10 @@
 // fieldValidation (Ignore, Warn, Strict): what a write does with fields the kind's schema
 // (openapi-schema.ts) does not declare, answered in kube-apiserver's wording.
 import { ApiError, badRequest, invalid } from './errors.js';
-import { definitionOf, unknownFields } from './openapi-schema.js';
+import { definitionOf, pruneUnknownFields, unknownFields } from './openapi-schema.js';
+import { goFormat } from './go-format.js';
+
+export { goFormat };
 import type { Resource } from './store.js';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -12,7 +15,8 @@ export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
  */
 export function fieldValidationOf(q: URLSearchParams): FieldValidation {
   const v = q.get('fieldValidation');
-  if (v === null || v === '') return 'Ignore';
+  // kube-apiserver's default: warn about unknown fields and drop them.
+  if (v === null || v === '') return 'Warn';
   if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
   throw badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Strict", "Warn"`);
 }
@@ -25,19 +29,14 @@ export function unknownFieldsOf(r: Pick<Resource, 'group' | 'version' | 'kind'>,
   return unknownFields(obj, { t: 'ref', name: def }).filter((p) => !/(^|\.)\$/.test(p));
 }
 
-export function strictDecodingMessage(fields: string[]): string {
-  return `strict decoding error: ${fields.map((f) => `unknown field "${f}"`).join(', ')}`;
+/** `obj` without the fields the schema of `r`'s kind does not declare (unchanged for a kind without one). */
+export function pruneUnknownOf(r: Pick<Resource, 'group' | 'version' | 'kind'>, obj: unknown): unknown {
+  const def = definitionOf(r);
+  return def ? pruneUnknownFields(obj, { t: 'ref', name: def }) : obj;
 }
 
-/** Go's %+v of a decoded JSON value (map[a:1 b:[x y]]), as kube-apiserver prints a patch. */
-export function goFormat(v: unknown): string {
-  if (v === null || v === undefined) return '<nil>';
-  if (Array.isArray(v)) return `[${v.map(goFormat).join(' ')}]`;
-  if (typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `map[${Object.keys(o).sort().map((k) => `${k}:${goFormat(o[k])}`).join(' ')}]`;
-  }
-  return String(v);
+export function strictDecodingMessage(fields: string[]): string {
+  return `strict decoding error: ${fields.map((f) => `unknown field "${f}"`).join(', ')}`;
 }
 
 /**

@@ -4,7 +4,8 @@
 // Pure functions over plain JSON values; inputs are never mutated. The merge patches share the
 // subtrees of the document they leave alone (a 12 KB Node is not copied to change one field), so a
 // caller that mutates the result must copy the part it mutates first.
-import { ApiError, badRequest } from './errors.js';
+import { ApiError, badRequest, patchNotApplied } from './errors.js';
+import { goFormat } from './go-format.js';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
@@ -30,9 +31,12 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return ak.length === Object.keys(bo).length && ak.every((k) => Object.prototype.hasOwnProperty.call(bo, k) && deepEqual((a as Record<string, unknown>)[k], bo[k]));
 }
 
-// kube-apiserver answers patches that parse but cannot be applied with 422.
+// kube-apiserver answers a JSON patch that parses but cannot be applied with a bare 422 that names
+// nothing (see patchNotApplied); what went wrong is kept as the error's cause, for the double's log.
 function unprocessable(message: string): ApiError {
-  return new ApiError(422, 'Invalid', message);
+  const e = patchNotApplied();
+  e.cause = new Error(message);
+  return e;
 }
 
 // ---------------------------------------------------------------- JSON Patch (RFC 6902)
@@ -103,7 +107,7 @@ export function applyJsonPatch(doc: unknown, patch: unknown): Json {
   let out = clone(doc) as Json;
   patch.forEach((raw, i) => {
     if (!isObject(raw) || typeof raw.op !== 'string' || typeof raw.path !== 'string') {
-      throw badRequest(`json patch: operation ${i} needs string "op" and "path"`);
+      throw unprocessable(`json patch: operation ${i} needs string "op" and "path"`);
     }
     const op = raw as unknown as JsonPatchOp;
     const needsValue = op.op === 'add' || op.op === 'replace' || op.op === 'test';
@@ -144,12 +148,12 @@ export function applyJsonPatch(doc: unknown, patch: unknown): Json {
           actual = undefined;
         }
         if (!deepEqual(actual, op.value)) {
-          throw unprocessable(`the server rejected our request due to an error in our request: json patch test operation failed at "${op.path}"`);
+          throw unprocessable(`json patch test operation failed at "${op.path}"`);
         }
         break;
       }
       default:
-        throw badRequest(`json patch: unknown operation "${op.op}" at index ${i}`);
+        throw unprocessable(`json patch: unknown operation "${op.op}" at index ${i}`);
     }
   });
   return out;
@@ -223,18 +227,52 @@ function stripDirectives(v: Json): Json {
   return out;
 }
 
-function orderBy(list: Json[], order: Json[], key: string | undefined): Json[] {
+/**
+ * The order strategic merge gives a merged list (k8s.io/apimachinery strategicpatch,
+ * normalizeElementOrder and mergeSortedSlice): the elements the patch names, in the patch's order
+ * (or its `$setElementOrder`), with the elements only the server has slotted in by their old order
+ * where both are known, and after them otherwise. So a patch adding one finalizer or one CIDR puts
+ * it first: `[b]` onto `[a]` gives `[b, a]`.
+ */
+export function smpOrder(merged: readonly Json[], patchOrder: readonly Json[], original: readonly Json[], key: string | undefined): Json[] {
   const keyOf = (e: Json): string => JSON.stringify(key && isObject(e) ? e[key] : e);
-  const rank = new Map(order.map((o, i) => [keyOf(o), i]));
-  // Elements named in the order come first in that order; the rest keep their relative order.
-  return list
-    .map((e, i) => ({ e, i, r: rank.get(keyOf(e)) }))
-    .sort((a, b) => (a.r ?? Infinity) - (b.r ?? Infinity) || a.i - b.i)
-    .map((x) => x.e);
+  const indexIn = (list: readonly Json[]): Map<string, number> => {
+    const m = new Map<string, number>();
+    list.forEach((e, i) => {
+      const k = keyOf(e);
+      if (!m.has(k)) m.set(k, i);
+    });
+    return m;
+  };
+  const inPatch = indexIn(patchOrder);
+  const inServer = indexIn(original);
+  const byIndex = (m: Map<string, number>) => (a: Json, b: Json): number => (m.get(keyOf(a)) ?? 0) - (m.get(keyOf(b)) ?? 0);
+  const right = merged.filter((e) => inPatch.has(keyOf(e))).sort(byIndex(inPatch));
+  const left = merged.filter((e) => !inPatch.has(keyOf(e))).sort(byIndex(inServer));
+  const out: Json[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < left.length || j < right.length) {
+    if (j >= right.length) out.push(left[i++]);
+    else if (i >= left.length) out.push(right[j++]);
+    else {
+      // A server-only element goes first only when both it and the patch element have a known
+      // old position and its is earlier.
+      const li = inServer.get(keyOf(left[i]));
+      const ri = inServer.get(keyOf(right[j]));
+      if (li !== undefined && ri !== undefined && li < ri) out.push(left[i++]);
+      else out.push(right[j++]);
+    }
+  }
+  return out;
 }
 
 function mergeMap(original: JsonObject, patch: JsonObject, basePath: string, schema: SmpSchema): JsonObject {
   if (patch.$patch === 'replace') return stripDirectives(patch) as JsonObject;
+  if (patch.$patch !== undefined && patch.$patch !== 'merge' && patch.$patch !== 'delete') {
+    // kube-apiserver fails such a patch as an internal error, printing the map as Go does.
+    throw new ApiError(500, undefined, `unknown patch type: ${String(patch.$patch)} in map: ${goFormat(patch)}`);
+  }
   let out: JsonObject = { ...original };
   if (Array.isArray(patch.$retainKeys)) {
     const keep = new Set(patch.$retainKeys.map(String));
@@ -242,6 +280,8 @@ function mergeMap(original: JsonObject, patch: JsonObject, basePath: string, sch
   }
   const orders: [string, Json[]][] = [];
   const deletions: [string, Json[]][] = [];
+  // Merged lists: field, the patch's list, the list before, merge key (none for sets).
+  const merges: [string, Json[], Json[], string | undefined][] = [];
   for (const [k, v] of Object.entries(patch)) {
     if (k === '$patch' || k === '$retainKeys') continue;
     if (k.startsWith(SET_ORDER)) {
@@ -261,11 +301,15 @@ function mergeMap(original: JsonObject, patch: JsonObject, basePath: string, sch
     } else if (Array.isArray(v)) {
       const strategy = schema[path];
       const cur = Array.isArray(out[k]) ? out[k] : [];
-      if (strategy && 'mergeKey' in strategy) out[k] = mergeKeyed(cur, v, strategy.mergeKey, path, schema);
-      else if (strategy && 'set' in strategy) {
+      if (strategy && 'mergeKey' in strategy) {
+        out[k] = mergeKeyed(cur, v, strategy.mergeKey, path, schema);
+        const replaced = v.some((e) => isObject(e) && e.$patch === 'replace');
+        if (!replaced) merges.push([k, v.filter((e) => !(isObject(e) && e.$patch === 'delete')), cur, strategy.mergeKey]);
+      } else if (strategy && 'set' in strategy) {
         const merged = [...cur];
         for (const x of v) if (!merged.some((m) => deepEqual(m, x))) merged.push(clone(x));
         out[k] = merged;
+        merges.push([k, v, cur, undefined]);
       } else out[k] = stripDirectives(v);
     } else {
       out[k] = v;
@@ -274,10 +318,15 @@ function mergeMap(original: JsonObject, patch: JsonObject, basePath: string, sch
   for (const [field, values] of deletions) {
     if (Array.isArray(out[field])) out[field] = out[field].filter((x) => !values.some((d) => deepEqual(d, x)));
   }
+  const ordered = new Map(orders);
+  for (const [field, patchList, before, key] of merges) {
+    if (Array.isArray(out[field]) && !ordered.has(field)) out[field] = smpOrder(out[field], patchList, before, key);
+  }
   for (const [field, order] of orders) {
     const path = basePath ? `${basePath}.${field}` : field;
     const strategy = schema[path];
-    if (Array.isArray(out[field])) out[field] = orderBy(out[field], order, strategy && 'mergeKey' in strategy ? strategy.mergeKey : undefined);
+    const before = Array.isArray(original[field]) ? original[field] : [];
+    if (Array.isArray(out[field])) out[field] = smpOrder(out[field], order, before, strategy && 'mergeKey' in strategy ? strategy.mergeKey : undefined);
   }
   return out;
 }

@@ -271,7 +271,8 @@ export function evictPod(req: ActionRequest): [number, object] {
     throw badRequest(`an Eviction must be policy/v1 or policy/v1beta1, got apiVersion "${String(body.apiVersion)}"`);
   }
   const meta = isObj(body.metadata) ? body.metadata : {};
-  if (meta.name !== req.name) throw badRequest(`the Eviction names pod "${String(meta.name ?? '')}" but the URL names "${req.name}"`);
+  // kube-apiserver's words (pkg/registry/core/pod/storage/eviction.go).
+  if (meta.name !== req.name) throw badRequest('name in URL does not match name in Eviction object');
   if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== req.namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }

@@ -64,6 +64,12 @@ export interface ResourceDef {
   mirror?: { resource: string; convert: (obj: KObject) => KObject };
   /** Normalises every create and main-resource update (e.g. podCIDR from podCIDRs). May mutate. */
   prepare?: (obj: KObject) => void;
+  /**
+   * Puts a stored object in the shape kube-apiserver's Go types give it on every write: struct
+   * fields present even when empty (Go's omitempty skips no struct), empty omitempty fields gone,
+   * and the defaulting that runs on every decode. May replace, never mutate, nested objects.
+   */
+  encodeAsGo?: (obj: KObject) => void;
   /** Fills defaults on create, as kube-apiserver's defaulting and PrepareForCreate do. */
   defaults?: (obj: KObject) => void;
   /** Reads a selectable field, for kinds where some are not plain paths (default: the dotted path). */

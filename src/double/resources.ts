@@ -33,9 +33,11 @@ function jsonType(v: unknown): string {
   return typeof v;
 }
 
-// CEL rule failures show the value as its type name, as kube-apiserver reports them.
+// CEL rule failures show a scalar field's value, and no value for an object or a list
+// (k8s.io/apiextensions-apiserver schema/cel validation.go: field.OmitValueType for them).
 function celError(field: string, value: unknown, message: string): FieldError {
-  return { field, type: 'FieldValueInvalid', value: jsonType(value), detail: message };
+  const t = jsonType(value);
+  return t === 'object' || t === 'array' ? { field, type: 'FieldValueInvalid', rendered: null, detail: message } : { field, type: 'FieldValueInvalid', value, detail: message };
 }
 
 function typeError(field: string, value: unknown, want: string): FieldError {
@@ -44,24 +46,30 @@ function typeError(field: string, value: unknown, want: string): FieldError {
 
 // The ClusterCIDR CRD (deploy/base/crd-clustercidrs.yaml): its OpenAPI schema and CEL rules,
 // enforced by hand. "" and absent are the same for ipv4 and ipv6.
+// The cause kube-apiserver adds when schema errors kept a custom resource's CEL rules from running.
+const RULES_NOT_CHECKED: FieldError = { field: '<nil>', type: 'FieldValueInvalid', value: null, detail: 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' };
+
 function validateClusterCidr(obj: KObject, old: KObject | undefined): FieldError[] {
   const M = CLUSTERCIDR_RULE_MESSAGES;
+  // Schema errors (errs) and CEL rule failures (cel): with any of the former the rules are not
+  // run, and kube-apiserver says so in one more cause.
   const errs: FieldError[] = [];
+  const cel: FieldError[] = [];
   const spec = obj.spec as Record<string, unknown> | undefined;
-  if (spec === undefined || spec === null) return [{ field: 'spec', type: 'FieldValueRequired', detail: 'Required value' }];
-  if (jsonType(spec) !== 'object') return [typeError('spec', spec, 'object')];
+  if (spec === undefined || spec === null) return [{ field: 'spec', type: 'FieldValueRequired', detail: 'Required value' }, RULES_NOT_CHECKED];
+  if (jsonType(spec) !== 'object') return [typeError('spec', spec, 'object'), RULES_NOT_CHECKED];
   const bits = spec.perNodeHostBits;
   if (bits === undefined || bits === null) errs.push({ field: 'spec.perNodeHostBits', type: 'FieldValueRequired', detail: 'Required value' });
   else if (jsonType(bits) !== 'integer') errs.push(typeError('spec.perNodeHostBits', bits, 'integer'));
   else if ((bits as number) > 2147483647 || (bits as number) < -2147483648) errs.push({ field: 'spec.perNodeHostBits', type: 'FieldValueInvalid', value: bits, detail: 'must fit in int32' });
-  else if (!old && (bits as number) < 4) errs.push(celError('spec.perNodeHostBits', bits, M.hostBitsMin));
+  else if (!old && (bits as number) < 4) cel.push(celError('spec.perNodeHostBits', bits, M.hostBitsMin));
   for (const family of ['ipv4', 'ipv6'] as const) {
     const v = spec[family];
     const field = `spec.${family}`;
     if (v === undefined || v === null || v === '') continue;
     if (typeof v !== 'string') errs.push(typeError(field, v, 'string'));
     else if (v.length > 64) errs.push({ field, type: 'FieldValueTooLong', value: v, detail: 'may not be more than 64 bytes' });
-    else if (!isCidrOfFamily(v, family)) errs.push(celError(field, v, family === 'ipv4' ? M.ipv4Family : M.ipv6Family));
+    else if (!isCidrOfFamily(v, family)) cel.push(celError(field, v, family === 'ipv4' ? M.ipv4Family : M.ipv6Family));
   }
   const sel = spec.nodeSelector;
   if (sel !== undefined && sel !== null) {
@@ -90,24 +98,27 @@ function validateClusterCidr(obj: KObject, old: KObject | undefined): FieldError
     }
   }
   const present = (v: unknown): boolean => v !== undefined && v !== null && v !== '';
-  if (!present(spec.ipv4) && !present(spec.ipv6)) errs.push(celError('spec', spec, M.atLeastOne));
+  // spec's own rules are reported before the rules of its fields.
+  const specRules: FieldError[] = [];
+  if (!present(spec.ipv4) && !present(spec.ipv6)) specRules.push(celError('spec', spec, M.atLeastOne));
   if (old) {
     const oldSpec = (old.spec ?? {}) as Record<string, unknown>;
     const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
     // Field-level transition rules run only when the field exists before and after.
     const fieldRule = (f: string, message: string): void => {
-      if (spec[f] !== undefined && oldSpec[f] !== undefined && !same(spec[f], oldSpec[f])) errs.push(celError(`spec.${f}`, spec[f], message));
+      if (spec[f] !== undefined && oldSpec[f] !== undefined && !same(spec[f], oldSpec[f])) cel.push(celError(`spec.${f}`, spec[f], message));
     };
     fieldRule('nodeSelector', M.nodeSelectorImmutable);
     fieldRule('perNodeHostBits', M.perNodeHostBitsImmutable);
     fieldRule('ipv4', M.ipv4Immutable);
     fieldRule('ipv6', M.ipv6Immutable);
     // spec-level rules also catch a field being added or removed.
-    if ((spec.ipv4 ?? '') !== (oldSpec.ipv4 ?? '')) errs.push(celError('spec', spec, M.ipv4Immutable));
-    if ((spec.ipv6 ?? '') !== (oldSpec.ipv6 ?? '')) errs.push(celError('spec', spec, M.ipv6Immutable));
-    if ((spec.nodeSelector !== undefined) !== (oldSpec.nodeSelector !== undefined)) errs.push(celError('spec', spec, M.nodeSelectorImmutable));
+    if ((spec.ipv4 ?? '') !== (oldSpec.ipv4 ?? '')) specRules.push(celError('spec', spec, M.ipv4Immutable));
+    if ((spec.ipv6 ?? '') !== (oldSpec.ipv6 ?? '')) specRules.push(celError('spec', spec, M.ipv6Immutable));
+    if ((spec.nodeSelector !== undefined) !== (oldSpec.nodeSelector !== undefined)) specRules.push(celError('spec', spec, M.nodeSelectorImmutable));
   }
-  return errs;
+  if (errs.length > 0) return [...errs, RULES_NOT_CHECKED];
+  return [...specRules, ...cel];
 }
 
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
@@ -115,12 +126,43 @@ const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-
 
 // v1 Nodes carry podCIDR and podCIDRs; kube-apiserver stores podCIDRs and derives podCIDR.
 // A changed spec is a new object: the one given may be shared with a stored Node.
+// When both are set and podCIDR is not podCIDRs[0], podCIDR wins and podCIDRs becomes [podCIDR]
+// (pkg/apis/core/v1 conversion.go, Convert_v1_NodeSpec_To_core_NodeSpec): a strategic merge patch
+// that adds a CIDR to podCIDRs puts it first and so changes nothing.
 function prepareNode(obj: KObject): void {
   const spec = obj.spec as { podCIDR?: string; podCIDRs?: string[] } | undefined;
   if (!spec || typeof spec !== 'object') return;
-  const podCIDRs = (!spec.podCIDRs || spec.podCIDRs.length === 0) && spec.podCIDR ? [spec.podCIDR] : spec.podCIDRs;
+  const given = Array.isArray(spec.podCIDRs) && spec.podCIDRs.length > 0 ? spec.podCIDRs : undefined;
+  const podCIDRs = spec.podCIDR && (!given || given[0] !== spec.podCIDR) ? [spec.podCIDR] : spec.podCIDRs;
   const podCIDR = Array.isArray(podCIDRs) && podCIDRs.length > 0 ? podCIDRs[0] : spec.podCIDR;
   if (podCIDRs !== spec.podCIDRs || podCIDR !== spec.podCIDR) obj.spec = { ...spec, podCIDRs, podCIDR };
+}
+
+// core/v1 NodeSystemInfo's string fields, none omitempty, in the order Go writes them.
+const NODE_INFO_FIELDS = ['machineID', 'systemUUID', 'bootID', 'kernelVersion', 'osImage', 'containerRuntimeVersion', 'kubeletVersion', 'kubeProxyVersion', 'operatingSystem', 'architecture'];
+const EMPTY_NODE_INFO = Object.fromEntries(NODE_INFO_FIELDS.map((f) => [f, '']));
+
+function isEmptyOmitted(v: unknown): boolean {
+  return v === undefined || v === null || v === '' || v === false || (Array.isArray(v) && v.length === 0);
+}
+
+/**
+ * A Node as kube-apiserver writes it (k8s.io/api core/v1 types.go, pkg/apis/core/v1 defaults.go):
+ * `spec` and `status` always present, `status.daemonEndpoints` and `status.nodeInfo` with their
+ * zero values (non-pointer structs), `allocatable` defaulted from `capacity`, and spec's empty
+ * omitempty fields (`taints: []`, `unschedulable: false`, …) dropped.
+ */
+function encodeNodeAsGo(obj: KObject): void {
+  const spec = (obj.spec && typeof obj.spec === 'object' ? obj.spec : {}) as Record<string, unknown>;
+  if (Object.values(spec).some(isEmptyOmitted) || obj.spec !== spec) obj.spec = Object.fromEntries(Object.entries(spec).filter(([, v]) => !isEmptyOmitted(v)));
+  const status = (obj.status && typeof obj.status === 'object' ? obj.status : {}) as Record<string, unknown>;
+  const next: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(status)) if (!(Array.isArray(v) && v.length === 0)) next[k] = v;
+  if (next.allocatable === undefined && next.capacity !== undefined) next.allocatable = next.capacity;
+  const endpoint = (next.daemonEndpoints as { kubeletEndpoint?: { Port?: number } } | undefined)?.kubeletEndpoint;
+  next.daemonEndpoints = { ...(next.daemonEndpoints as object), kubeletEndpoint: { ...endpoint, Port: endpoint?.Port ?? 0 } };
+  next.nodeInfo = { ...EMPTY_NODE_INFO, ...(next.nodeInfo as object) };
+  obj.status = next;
 }
 
 // The parts of kube-apiserver's Node validation a cloud controller manager meets: pod CIDRs,
@@ -145,14 +187,24 @@ function validateNode(obj: KObject, old: KObject | undefined): FieldError[] {
     }
   }
   if (Array.isArray(spec.taints)) {
+    // Reported under metadata.taints, as upstream's validateNodeTaints is called; an update runs
+    // it twice (ValidateNode and ValidateNodeUpdate), so each error comes as two causes.
+    const taintErrors: FieldError[] = [];
     const seen = new Set<string>();
-    spec.taints.forEach((t: { key?: unknown; effect?: unknown }, i) => {
-      if (typeof t?.key !== 'string' || !QUALIFIED_NAME.test(t.key)) errs.push({ field: `spec.taints[${i}].key`, type: 'FieldValueInvalid', value: t?.key ?? '', detail: 'must be a qualified name' });
-      if (!TAINT_EFFECTS.includes(String(t?.effect))) errs.push({ field: `spec.taints[${i}].effect`, type: 'FieldValueNotSupported', value: t?.effect ?? '', detail: `supported values: ${TAINT_EFFECTS.map((e) => `"${e}"`).join(', ')}` });
+    spec.taints.forEach((t: { key?: unknown; value?: unknown; effect?: unknown; timeAdded?: unknown }, i) => {
+      const at = `metadata.taints[${i}]`;
+      if (typeof t?.key !== 'string' || !QUALIFIED_NAME.test(t.key)) taintErrors.push({ field: `${at}.key`, type: 'FieldValueInvalid', value: t?.key ?? '', detail: 'must be a qualified name' });
+      if (t?.effect === undefined || t.effect === '') taintErrors.push({ field: `${at}.effect`, type: 'FieldValueRequired', detail: 'Required value' });
+      else if (!TAINT_EFFECTS.includes(String(t.effect))) taintErrors.push({ field: `${at}.effect`, type: 'FieldValueNotSupported', value: t.effect, detail: `supported values: ${TAINT_EFFECTS.map((e) => `"${e}"`).join(', ')}` });
       const id = `${String(t?.key)}:${String(t?.effect)}`;
-      if (seen.has(id)) errs.push({ field: `spec.taints[${i}]`, type: 'FieldValueDuplicate', value: t, detail: 'taints must be unique by key and effect pair' });
+      if (seen.has(id)) {
+        // The internal Go struct, printed as JSON: field names as declared, no json tags.
+        const rendered = JSON.stringify({ Key: t?.key ?? '', Value: t?.value ?? '', Effect: t?.effect ?? '', TimeAdded: t?.timeAdded ?? null });
+        taintErrors.push({ field: at, type: 'FieldValueDuplicate', rendered, detail: 'taints must be unique by key and effect pair' });
+      }
       seen.add(id);
     });
+    errs.push(...taintErrors, ...(old ? taintErrors : []));
   }
   if (old) {
     const oldSpec = (old.spec ?? {}) as { podCIDRs?: string[]; providerID?: string };
@@ -167,15 +219,32 @@ function validateNode(obj: KObject, old: KObject | undefined): FieldError[] {
   return errs;
 }
 
-function validateServiceCidr(obj: KObject): FieldError[] {
-  const cidrs = (obj.spec as { cidrs?: unknown } | undefined)?.cidrs;
-  if (cidrs === undefined) return [];
-  if (!Array.isArray(cidrs) || cidrs.length > 2) return [{ field: 'spec.cidrs', type: 'FieldValueInvalid', value: cidrs, detail: 'at most two CIDRs, one per IP family' }];
+// ServiceCIDR spec validation (pkg/apis/networking/validation, validateServiceCIDRSpec and
+// ValidateServiceCIDRUpdate): one or two CIDRs, one per family; immutable, except that a
+// single-stack range may gain its second family.
+function validateServiceCidrSpec(cidrs: unknown): FieldError[] {
+  if (!Array.isArray(cidrs) || cidrs.length === 0) return [{ field: 'spec.cidrs', type: 'FieldValueRequired', detail: 'at least one CIDR required' }];
+  // Go prints the whole internal spec struct here.
+  if (cidrs.length > 2) return [{ field: 'spec.cidrs', type: 'FieldValueInvalid', value: { CIDRs: cidrs }, detail: 'may only hold up to 2 values' }];
   const errs: FieldError[] = [];
   cidrs.forEach((c, i) => {
-    if (!isCidrOfFamily(c, 'ipv4') && !isCidrOfFamily(c, 'ipv6')) errs.push({ field: `spec.cidrs[${i}]`, type: 'FieldValueInvalid', value: c, detail: 'must be a valid CIDR' });
+    if (!isCidrOfFamily(c, 'ipv4') && !isCidrOfFamily(c, 'ipv6')) errs.push({ field: `spec.cidrs[${i}]`, type: 'FieldValueInvalid', value: c, detail: 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)' });
   });
+  if (errs.length === 0 && cidrs.length === 2 && isCidrOfFamily(cidrs[0], 'ipv4') === isCidrOfFamily(cidrs[1], 'ipv4')) {
+    errs.push({ field: 'spec.cidrs', type: 'FieldValueInvalid', value: cidrs, detail: 'may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64' });
+  }
   return errs;
+}
+
+function validateServiceCidr(obj: KObject, old: KObject | undefined): FieldError[] {
+  const cidrs = (obj.spec as { cidrs?: unknown } | undefined)?.cidrs;
+  if (!old) return validateServiceCidrSpec(cidrs);
+  const was = ((old.spec as { cidrs?: string[] } | undefined)?.cidrs ?? []) as string[];
+  const now = (Array.isArray(cidrs) ? cidrs : []) as string[];
+  const immutable = (field: string, value: unknown): FieldError => ({ field, type: 'FieldValueInvalid', value, detail: 'field is immutable' });
+  if (was.length === now.length) return was.flatMap((c, i) => (c !== now[i] ? [immutable(`spec.cidrs[${i}]`, now[i])] : []));
+  if (was.length === 1 && now.length === 2) return [...(now[0] !== was[0] ? [immutable('spec.cidrs[0]', now[0])] : []), ...validateServiceCidrSpec(now)];
+  return [immutable('spec.cidrs', now)];
 }
 
 function validateLease(obj: KObject): FieldError[] {
@@ -190,6 +259,19 @@ function validateLease(obj: KObject): FieldError[] {
   return errs;
 }
 
+/**
+ * The namespace rule of core/v1 Event validation (pkg/apis/core/validation/events.go,
+ * legacyValidateEvent): an Event about a cluster-scoped object (involvedObject without a
+ * namespace) lives in "default" (or, for one with eventTime, "kube-system"); any other Event lives
+ * in its object's namespace.
+ */
+function validateCoreEvent(obj: KObject): FieldError[] {
+  const ns = obj.metadata?.namespace ?? '';
+  const involvedNs = String((obj.involvedObject as { namespace?: unknown } | undefined)?.namespace ?? '');
+  const ok = involvedNs !== '' ? ns === involvedNs : ns === '' || ns === 'default' || (!!obj.eventTime && ns === 'kube-system');
+  return ok ? [] : [{ field: 'involvedObject.namespace', type: 'FieldValueInvalid', value: involvedNs, detail: 'does not match event.namespace' }];
+}
+
 // core/v1 Event field ↔ events.k8s.io/v1 Event field, for the fields whose names differ.
 const EVENT_FIELD_MAP: readonly [string, string][] = [
   ['involvedObject', 'regarding'],
@@ -202,6 +284,24 @@ const EVENT_FIELD_MAP: readonly [string, string][] = [
 ];
 const SAME_EVENT_FIELDS = ['reason', 'type', 'action', 'related', 'reportingInstance', 'eventTime'];
 
+// Go's encoding of the two Event types (k8s.io/api core/v1 and events/v1 types.go): zero
+// timestamps are null, struct fields ({} source) always present, core's reportingComponent and
+// reportingInstance always present (no omitempty), events/v1's empty strings left out.
+function encodeCoreEventAsGo(obj: KObject): void {
+  for (const f of ['firstTimestamp', 'lastTimestamp', 'eventTime']) if (obj[f] === undefined) obj[f] = null;
+  obj.involvedObject ??= {};
+  obj.source ??= {};
+  obj.reportingComponent ??= '';
+  obj.reportingInstance ??= '';
+}
+
+function encodeEventsV1AsGo(obj: KObject): void {
+  for (const f of ['eventTime', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp']) if (obj[f] === undefined) obj[f] = null;
+  obj.regarding ??= {};
+  obj.deprecatedSource ??= {};
+  for (const f of ['reportingController', 'reportingInstance', 'action', 'reason', 'note', 'type']) if (obj[f] === '') delete obj[f];
+}
+
 function convertEvent(obj: KObject, toEventsV1: boolean): KObject {
   const out: KObject = { apiVersion: toEventsV1 ? 'events.k8s.io/v1' : 'v1', kind: 'Event', metadata: obj.metadata };
   for (const f of SAME_EVENT_FIELDS) if (obj[f] !== undefined) out[f] = obj[f];
@@ -211,6 +311,8 @@ function convertEvent(obj: KObject, toEventsV1: boolean): KObject {
   }
   // series: core/v1 {count, lastObservedTime} and events.k8s.io/v1 {count, lastObservedTime} match.
   if (obj.series !== undefined) out.series = obj.series;
+  if (toEventsV1) encodeEventsV1AsGo(out);
+  else encodeCoreEventAsGo(out);
   return out;
 }
 
@@ -247,6 +349,7 @@ export const DEFAULT_RESOURCES: readonly ResourceDef[] = [
     shortNames: ['no'],
     fieldSelectors: ['spec.unschedulable'],
     prepare: prepareNode,
+    encodeAsGo: encodeNodeAsGo,
     validate: validateNode,
     // Struct tags of core/v1 NodeSpec and NodeStatus. spec.taints carries no patch strategy
     // upstream: a strategic merge patch replaces the whole list.
@@ -288,6 +391,8 @@ export const DEFAULT_RESOURCES: readonly ResourceDef[] = [
     defaults: podDefaults,
     prepare: preparePod,
     validate: validatePod,
+    // Pods track metadata.generation since 1.35 (PodObservedGenerationTracking).
+    generation: true,
     returnDeletedObject: true,
     smp: POD_SMP,
     actions: [{ name: 'eviction', group: 'policy', version: 'v1', kind: 'Eviction', create: evictPod }],
@@ -301,6 +406,8 @@ export const DEFAULT_RESOURCES: readonly ResourceDef[] = [
     createOnUpdate: true,
     shortNames: ['ev'],
     fieldSelectors: EVENT_FIELDS,
+    validate: validateCoreEvent,
+    encodeAsGo: encodeCoreEventAsGo,
     mirror: { resource: 'events.events.k8s.io', convert: (o) => convertEvent(o, true) },
   }),
   row({
@@ -312,9 +419,22 @@ export const DEFAULT_RESOURCES: readonly ResourceDef[] = [
     createOnUpdate: true,
     shortNames: ['ev'],
     fieldSelectors: ['regarding.kind', 'regarding.namespace', 'regarding.name', 'regarding.uid', 'reason', 'reportingController', 'type'],
+    encodeAsGo: encodeEventsV1AsGo,
     mirror: { resource: 'events', convert: (o) => convertEvent(o, false) },
   }),
   row({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true, createOnUpdate: true, validate: validateLease }),
-  row({ group: 'networking.k8s.io', version: 'v1', plural: 'servicecidrs', kind: 'ServiceCIDR', status: true, smp: CONDITIONS, validate: validateServiceCidr }),
+  row({
+    group: 'networking.k8s.io',
+    version: 'v1',
+    plural: 'servicecidrs',
+    kind: 'ServiceCIDR',
+    status: true,
+    smp: CONDITIONS,
+    validate: validateServiceCidr,
+    // ServiceCIDRStatus is a struct: an object without conditions still has `status: {}`.
+    encodeAsGo: (obj) => {
+      if (obj.status === undefined || obj.status === null) obj.status = {};
+    },
+  }),
   row({ group: 'networking.x-k8s.io', version: 'v1', plural: 'clustercidrs', kind: 'ClusterCIDR', custom: true, generation: true, validate: validateClusterCidr }),
 ];

@@ -1,6 +1,6 @@
 // URL → request: which resource, namespace, name and subresource, and which audit verb.
 import { apiGroup, apiGroupList, apiResourceList, coreVersions, SERVER_VERSION } from './discovery.js';
-import { ApiError, badRequest } from './errors.js';
+import { ApiError, badRequest, PageNotFound } from './errors.js';
 import type { Verb } from './faults.js';
 import { openApiV2, openApiV3, openApiV3Index } from './openapi.js';
 import type { Resource } from './store.js';
@@ -85,6 +85,8 @@ export function route(pathname: string, resources: readonly Resource[], findReso
     rest = parts.slice(3);
   } else return { kind: 'nonresource', body: undefined };
   if (rest.length === 0) return { kind: 'nonresource', body: apiResourceList(resources, group, version) };
+  // A group-version nothing is served under is no API at all: the mux's plain 404.
+  if (apiResourceList(resources, group, version) === undefined) throw new PageNotFound();
   let namespace = '';
   // /namespaces/<ns>/<resource>/… addresses a namespaced resource, except for the
   // namespace object itself and its subresources.
@@ -94,12 +96,12 @@ export function route(pathname: string, resources: readonly Resource[], findReso
   }
   const [plural, name = '', subresource = '', ...extra] = rest;
   const resource = findResource(group, version, plural);
-  if (!resource || extra.length > 0) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', { group, kind: plural });
+  if (!resource || extra.length > 0) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
   if (resource.namespaced !== (namespace !== '') && !(resource.namespaced && !name)) {
-    throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', { group, kind: plural });
+    throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
   }
   if (subresource && !(subresource === 'status' && resource.status) && !resource.actions.some((a) => a.name === subresource)) {
-    throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', { group, kind: `${plural}/${subresource}` });
+    throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
   }
   return { kind: 'resource', resource, namespace, name, subresource };
 }

@@ -6,7 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
-import { ApiError, badRequest, expired, invalid, notFound, qualifiedResource } from './errors.js';
+import { ApiError, badRequest, expired, invalid, PageNotFound, qualifiedResource } from './errors.js';
 import { Counters, Faults, type CounterFilter, type CounterRow, type DetailedCounterRow, type FaultPlan, type RequestInfo, type Verb } from './faults.js';
 import { ADMIN_PREFIX, serveAdmin } from './admin.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './patch.js';
@@ -18,7 +18,7 @@ import { serveWatch, type WatchContext } from './watch-stream.js';
 import { reviewEndpoint, selfSubjectAccessReview, selfSubjectReview, selfSubjectRulesReview, SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_REVIEWS, SELF_SUBJECT_RULES_REVIEWS, subjectAccessReview, tokenReview, TOKEN_REVIEWS, type ReviewEndpoint } from './reviews.js';
 import { selfSignedCertificate, type TlsMaterial } from './tls.js';
 import { encodeOpenApiV2 } from './openapi-proto.js';
-import { fieldValidationOf, strictDecodingMessage, strictPatchError, unknownFieldsOf, warningHeader, type FieldValidation } from './openapi-validation.js';
+import { fieldValidationOf, pruneUnknownOf, strictDecodingMessage, strictPatchError, unknownFieldsOf, warningHeader, type FieldValidation } from './openapi-validation.js';
 import { dryRunOf, dryRunOfBody } from './dryrun.js';
 import { buildTable, tableRequested, type TableOptions } from './table.js';
 import { decodeSelfReview, KUBE_PROTOBUF } from './review-proto.js';
@@ -162,6 +162,61 @@ function parseJsonBody(buf: Buffer): unknown {
   } catch (err) {
     throw badRequest(`the request body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/**
+ * A create or update body. A custom resource's must name its kind: kube-apiserver decodes it as
+ * unstructured JSON, which needs one (handlers/create.go transformDecodeError, with the first 30
+ * bytes of the body).
+ */
+function decodeObject(r: Resource, body: Buffer): unknown {
+  const text = body.toString('utf8');
+  const summary = body.length > 30 ? `${body.subarray(0, 30).toString('utf8')} ...` : text;
+  let obj: unknown;
+  try {
+    obj = JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`the object provided is unrecognized (must be of type ${r.kind}): couldn't get version/kind; json parse error: ${goJsonError(err, text)} (${summary})`);
+  }
+  if (r.custom && obj !== null && typeof obj === 'object' && !Array.isArray(obj) && !(obj as { kind?: unknown }).kind) {
+    throw badRequest(`the object provided is unrecognized (must be of type ${r.kind}): Object 'Kind' is missing in '${text}' (${summary})`);
+  }
+  return obj;
+}
+
+/** Go's encoding/json words for a JSON syntax error, as far as they can be told from JavaScript's. */
+function goJsonError(err: unknown, text: string): string {
+  const m = err instanceof Error ? err.message : String(err);
+  const at = m.match(/at position (\d+)/);
+  if (/Unexpected end of JSON input|Unterminated|end of data/i.test(m) || (at && Number(at[1]) >= text.trimEnd().length)) return 'unexpected end of JSON input';
+  return m.charAt(0).toLowerCase() + m.slice(1);
+}
+
+function goJsonType(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  return typeof v === 'object' ? 'object' : typeof v;
+}
+
+/**
+ * A patch body, refused as kube-apiserver's patch handler refuses one it cannot decode (400 with
+ * Go's decoder error; k8s.io/apiserver handlers/patch.go): JSON and merge patches say "error
+ * decoding patch", a strategic merge patch only the decoder's words.
+ */
+function decodePatch(contentType: string, body: Buffer): unknown {
+  const prefix = contentType === STRATEGIC_PATCH ? '' : 'error decoding patch: ';
+  const text = body.toString('utf8');
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`${prefix}${goJsonError(err, text)}`);
+  }
+  if (contentType === JSON_PATCH && !Array.isArray(v)) throw badRequest(`${prefix}json: cannot unmarshal ${goJsonType(v)} into Go value of type []handlers.jsonPatchOp`);
+  if (contentType !== JSON_PATCH && (v === null || typeof v !== 'object' || Array.isArray(v))) {
+    throw badRequest(`${prefix}json: cannot unmarshal ${goJsonType(v)} into Go value of type map[string]interface {}`);
+  }
+  return v;
 }
 
 function delay(ms: number): Promise<void> {
@@ -372,6 +427,7 @@ export class ApiServer implements ApiServerDouble {
   private sendError(res: http.ServerResponse, err: unknown): number {
     const e = err instanceof ApiError ? err : new ApiError(500, 'InternalError', `Internal error occurred: ${err instanceof Error ? err.message : String(err)}`);
     if (!(err instanceof ApiError)) this.log.error({ err }, 'API server double: unexpected error');
+    if (e instanceof PageNotFound) return this.send(res, 404, '404 page not found\n', { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
     return this.send(res, e.code, e.toStatus(), e.headers);
   }
 
@@ -426,7 +482,7 @@ export class ApiServer implements ApiServerDouble {
         if (this.authorizer && !this.authorizer.authorizePath(user, { verb: 'get', path: url.pathname })) {
           throw new ApiError(403, 'Forbidden', `forbidden: User "${user.name}" cannot get path "${url.pathname}"`);
         }
-        if (route.body === undefined) throw notFound('', '', url.pathname);
+        if (route.body === undefined) throw new PageNotFound();
         if (url.pathname === '/openapi/v2' && String(req.headers.accept ?? '').includes('protobuf')) {
           // kubectl asks for protobuf only; other clients get JSON.
           const pb = encodeOpenApiV2(route.body as Record<string, unknown>);
@@ -512,7 +568,8 @@ export class ApiServer implements ApiServerDouble {
 
   private forbidden(user: UserInfo, info: RequestInfo): ApiError {
     const res = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
-    const subject = info.name ? `${qualifiedResource(info.group, res)} "${info.name}"` : qualifiedResource(info.group, res);
+    // The subject names the resource without its subresource; the verb's object names both.
+    const subject = info.name ? `${qualifiedResource(info.group, info.resource)} "${info.name}"` : qualifiedResource(info.group, info.resource);
     const scope = info.namespace ? `in the namespace "${info.namespace}"` : 'at the cluster scope';
     return new ApiError(403, 'Forbidden', `${subject} is forbidden: User "${user.name}" cannot ${info.verb} resource "${res}" in API group "${info.group}" ${scope}`, {
       name: info.name || undefined,
@@ -526,13 +583,13 @@ export class ApiServer implements ApiServerDouble {
     const optionsKind = OPTIONS_KIND[verb];
     const dryRun = optionsKind ? dryRunOf(q, optionsKind) : false;
     const validation = fieldValidationOf(q);
-    // Unknown fields of a create or update body, refused or warned about as fieldValidation asks.
+    // Unknown fields of a create or update body: refused under Strict, otherwise dropped (with a
+    // warning under Warn, the default), as kube-apiserver decodes a body into its Go types.
     const checkFields = (input: unknown): unknown => {
       const unknown = validation === 'Ignore' ? [] : unknownFieldsOf(r, input);
-      if (unknown.length === 0) return input;
-      if (validation === 'Strict') throw badRequest(`${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ${strictDecodingMessage(unknown)}`);
+      if (unknown.length > 0 && validation === 'Strict') throw badRequest(`${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ${strictDecodingMessage(unknown)}`);
       warnings.push(...unknown.map((f) => `unknown field "${f}"`));
-      return input;
+      return pruneUnknownOf(r, input);
     };
     switch (verb) {
       case 'get': {
@@ -549,7 +606,7 @@ export class ApiServer implements ApiServerDouble {
         const parts: Buffer[] = [Buffer.from(`{"kind":${JSON.stringify(listKind(r))},"apiVersion":${JSON.stringify(apiVersionOf(r))},"metadata":${JSON.stringify(meta)},"items":[`)];
         page.forEach((o, i) => {
           if (i > 0) parts.push(COMMA);
-          parts.push(this.store.encodeBytes(o));
+          parts.push(this.store.encodeListItemBytes(o, r.custom));
         });
         parts.push(LIST_END);
         return [200, Buffer.concat(parts)];
@@ -560,12 +617,12 @@ export class ApiServer implements ApiServerDouble {
           if (!action) throw new ApiError(405, 'MethodNotAllowed', 'create is not allowed on a subresource');
           return action.create({ store: this.store, namespace: route.namespace, name: route.name, body: parseJsonBody(body), dryRun });
         }
-        const obj = this.store.createRef(r.id, checkFields(parseJsonBody(body)), route.namespace || undefined, true, dryRun);
+        const obj = this.store.createRef(r.id, checkFields(decodeObject(r, body)), route.namespace || undefined, true, dryRun);
         return [201, dryRun ? obj : this.store.encode(obj)];
       }
       case 'update': {
         const existed = this.store.peek(r.id, route.name, route.namespace) !== undefined;
-        const obj = this.store.updateRef(r.id, checkFields(parseJsonBody(body)), { name: route.name, namespace: route.namespace || undefined, subresource: route.subresource ? 'status' : undefined, owned: true, dryRun });
+        const obj = this.store.updateRef(r.id, checkFields(decodeObject(r, body)), { name: route.name, namespace: route.namespace || undefined, subresource: route.subresource ? 'status' : undefined, owned: true, dryRun, uidPrecondition: true });
         return [existed ? 200 : 201, dryRun ? obj : this.store.encode(obj)];
       }
       case 'patch':
@@ -574,13 +631,26 @@ export class ApiServer implements ApiServerDouble {
         const opts = body.length > 0 ? (parseJsonBody(body) as { preconditions?: { uid?: string; resourceVersion?: string }; dryRun?: unknown }) : {};
         const { object, deleted } = this.store.deleteRef(r.id, route.name, route.namespace || undefined, { preconditions: opts.preconditions, dryRun: dryRun || dryRunOfBody(opts.dryRun) });
         if (deleted && !r.custom && !r.returnDeletedObject) {
-          return [200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: route.name, group: r.group, kind: r.plural, uid: object.metadata?.uid } }];
+          return [200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: route.name, ...(r.group ? { group: r.group } : {}), kind: r.plural, uid: object.metadata?.uid } }];
+        }
+        if (deleted && r.returnDeletedObject && !object.metadata?.deletionTimestamp) {
+          // A pod deleted at once is answered as it was last written: marked for deletion now,
+          // with no grace period left (and its generation bumped by the marking).
+          const meta = object.metadata ?? {};
+          const marked = { ...meta, deletionTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), deletionGracePeriodSeconds: 0, ...(r.generation ? { generation: (meta.generation ?? 1) + 1 } : {}) };
+          return [200, JSON.stringify({ ...object, metadata: marked })];
         }
         return [200, this.store.encode(object)];
       }
       case 'deletecollection': {
         const victims = this.store.listRefs(r.id, { namespace: route.namespace || undefined, labelSelector: q.get('labelSelector') ?? undefined, fieldSelector: q.get('fieldSelector') ?? undefined });
-        const items = victims.map((v) => this.store.deleteRef(r.id, v.metadata?.name as string, v.metadata?.namespace, { dryRun }).object);
+        // List items of built-in kinds carry no apiVersion and kind.
+        const items = victims.map((v) => {
+          const deleted = this.store.deleteRef(r.id, v.metadata?.name as string, v.metadata?.namespace, { dryRun }).object;
+          if (r.custom) return deleted;
+          const { apiVersion: _a, kind: _k, ...item } = deleted;
+          return item;
+        });
         return [200, { kind: listKind(r), apiVersion: apiVersionOf(r), metadata: { resourceVersion: String(this.store.resourceVersion) }, items }];
       }
       default:
@@ -593,7 +663,7 @@ export class ApiServer implements ApiServerDouble {
     if (rv === null || rv === '' || rv === '0') return;
     if (!/^\d+$/.test(rv)) throw badRequest(`invalid resourceVersion "${rv}": must be an integer`);
     if (Number(rv) > this.store.resourceVersion) {
-      throw new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${this.store.resourceVersion}`, { retryAfterSeconds: 1 });
+      throw new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${this.store.resourceVersion}`, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 });
     }
     if (q.get('resourceVersionMatch') === 'Exact' && Number(rv) !== this.store.resourceVersion) {
       throw expired(`resourceVersion ${rv} is too old to serve exactly: only the current state (${this.store.resourceVersion}) is kept`);
@@ -605,7 +675,7 @@ export class ApiServer implements ApiServerDouble {
     const version = tableRequested(req.headers.accept);
     if (!version) return undefined;
     const include = q.get('includeObject') || 'Metadata';
-    if (include !== 'None' && include !== 'Metadata' && include !== 'Object') throw badRequest(`includeObject: Unsupported value: "${include}": supported values: "None", "Metadata", "Object"`);
+    if (include !== 'None' && include !== 'Metadata' && include !== 'Object') throw badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: "${include}": must be 'Metadata', 'Object', 'None', or empty`);
     // events.k8s.io Events are printed in their core/v1 form, as kube-apiserver does.
     const convert = r.group === 'events.k8s.io' ? r.mirror?.convert : undefined;
     return {
@@ -663,7 +733,11 @@ export class ApiServer implements ApiServerDouble {
       }
       meta.continue = Buffer.from(JSON.stringify({ id: snapId, offset: end })).toString('base64url');
       if (!hasSelectors) meta.remainingItemCount = items.length - end;
-    } else if (snapId) this.snapshots.delete(snapId);
+    } else {
+      if (snapId) this.snapshots.delete(snapId);
+      // A custom resource's list is unstructured JSON, where an empty continue is still written.
+      if (r.custom) meta.continue = '';
+    }
     return { page, meta };
   }
 
@@ -678,6 +752,9 @@ export class ApiServer implements ApiServerDouble {
     const contentType = contentTypeHeader.split(';')[0].trim().toLowerCase();
     const accepted = r.custom ? [JSON_PATCH, MERGE_PATCH, APPLY_PATCH] : [JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH];
     if (!accepted.includes(contentType)) {
+      // kube-apiserver answers a patch type a built-in kind does not take with a bare 415; for a
+      // custom resource it lists the types it takes.
+      if (!r.custom) throw new ApiError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
       throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
     }
     if (contentType === APPLY_PATCH) {
@@ -691,7 +768,7 @@ export class ApiServer implements ApiServerDouble {
     const sub = route.subresource ? ('status' as const) : undefined;
     const ns = route.namespace || undefined;
     const current = this.store.getRef(r.id, route.name, route.namespace);
-    const patchBody = parseJsonBody(body);
+    const patchBody = decodePatch(contentType, body);
     let next: unknown;
     if (contentType === JSON_PATCH) next = applyJsonPatch(current, patchBody);
     else if (contentType === MERGE_PATCH) next = applyMergePatch(current, patchBody);
@@ -703,6 +780,7 @@ export class ApiServer implements ApiServerDouble {
       if (unknown.length > 0 && opts.validation === 'Strict') throw strictPatchError(contentType === STRATEGIC_PATCH, patchBody, unknown);
       opts.warnings.push(...unknown.map((f) => `unknown field "${f}"`));
     }
+    next = pruneUnknownOf(r, next);
     // A resourceVersion left in the patched object (unchanged or set by the patch) is a precondition.
     const updated = this.store.updateRef(r.id, next, { name: route.name, namespace: ns, subresource: sub, owned: true, dryRun: opts.dryRun });
     return [200, this.store.encode(updated)];

@@ -22,6 +22,12 @@ export interface ListOptions {
 
 export interface UpdateOptions {
   subresource?: 'status';
+  /**
+   * The body's metadata.uid is a precondition (409 when it names another object), as for PUT:
+   * kube-apiserver's update handler makes it one. Patches leave it off: there a uid that differs
+   * is a change of an immutable field (422).
+   */
+  uidPrecondition?: boolean;
   /** Validate and answer as if written, store nothing (no event, no resourceVersion bump). */
   dryRun?: boolean;
 }
@@ -54,6 +60,21 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
 const GENERATE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** apimachinery's RegexError (pkg/util/validation): the message, examples, and the regex itself. */
+function regexError(msg: string, fmt: string, ...examples: string[]): string {
+  if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
+}
+const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const LABEL_KEY_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
+const LABEL_KEY_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const NAME_MESSAGES = {
+  label: regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", DNS1123_LABEL_FMT, 'my-name', '123-abc'),
+  subdomain: regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`, 'example.com'),
+};
+const LABEL_NAME_PART_MESSAGE = `name part ${regexError(LABEL_KEY_MSG, LABEL_KEY_FMT, 'MyName', 'my.name', '123-abc')}`;
+const LABEL_VALUE_MESSAGE = regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", `(${LABEL_KEY_FMT})?`, 'MyValue', 'my_value', '12345');
 
 function clone<T>(v: T): T {
   return JSON.parse(JSON.stringify(v)) as T;
@@ -96,6 +117,12 @@ interface Table {
   sortedKeys: string[] | null;
 }
 
+/** Where kube-apiserver keeps an object in etcd (named in its storage errors). */
+function storageKey(r: Resource, namespace: string, name: string): string {
+  const prefix = r.custom ? `${r.group}/${r.plural}` : r.plural === 'nodes' ? 'minions' : r.plural;
+  return `/registry/${prefix}/${namespace ? `${namespace}/` : ''}${name}`;
+}
+
 function keyOf(namespace: string, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
@@ -107,6 +134,7 @@ export class Store {
   private rv = 1000;
   private readonly json = new WeakMap<object, string>();
   private readonly jsonBytes = new WeakMap<object, Buffer>();
+  private readonly listItemBytes = new WeakMap<object, Buffer>();
   private readonly now: () => Date;
 
   constructor(options: StoreOptions = {}) {
@@ -155,6 +183,27 @@ export class Store {
     if (b === undefined) {
       b = Buffer.from(this.json.get(obj) ?? JSON.stringify(obj));
       this.jsonBytes.set(obj, b);
+    }
+    return b;
+  }
+
+  /**
+   * UTF-8 JSON of a stored object as a LIST item: without apiVersion and kind, which
+   * kube-apiserver leaves out of list items (the list carries them). Computed once per object.
+   */
+  encodeListItemBytes(obj: KObject, custom = false): Buffer {
+    // A custom resource's list is unstructured JSON: its items keep apiVersion and kind.
+    if (custom) return this.encodeBytes(obj);
+    let b = this.listItemBytes.get(obj);
+    if (b === undefined) {
+      const json = this.encode(obj);
+      const head = `{"apiVersion":${JSON.stringify(obj.apiVersion)},"kind":${JSON.stringify(obj.kind)},`;
+      if (json.startsWith(head)) b = Buffer.from(`{${json.slice(head.length)}`);
+      else {
+        const { apiVersion: _a, kind: _k, ...rest } = obj;
+        b = Buffer.from(JSON.stringify(rest));
+      }
+      this.listItemBytes.set(obj, b);
     }
     return b;
   }
@@ -247,11 +296,11 @@ export class Store {
     const name = meta.name as string;
     const nameRe = r.plural === 'namespaces' ? DNS_LABEL : DNS_SUBDOMAIN;
     if (!nameRe.test(name) || name.length > 253) {
-      errs.push({ field: 'metadata.name', type: 'FieldValueInvalid', value: name, detail: `a lowercase RFC 1123 ${r.plural === 'namespaces' ? 'label' : 'subdomain'} must consist of lower case alphanumeric characters, '-' or '.'` });
+      errs.push({ field: 'metadata.name', type: 'FieldValueInvalid', value: name, detail: r.plural === 'namespaces' ? NAME_MESSAGES.label : NAME_MESSAGES.subdomain });
     }
     for (const [k, v] of Object.entries(meta.labels ?? {})) {
-      if (!LABEL_KEY.test(k)) errs.push({ field: 'metadata.labels', type: 'FieldValueInvalid', value: k, detail: 'name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\'' });
-      if (typeof v !== 'string' || !LABEL_VALUE.test(v)) errs.push({ field: 'metadata.labels', type: 'FieldValueInvalid', value: v, detail: 'a valid label must be an empty string or consist of alphanumeric characters, \'-\', \'_\' or \'.\' (at most 63)' });
+      if (!LABEL_KEY.test(k)) errs.push({ field: 'metadata.labels', type: 'FieldValueInvalid', value: k, detail: LABEL_NAME_PART_MESSAGE });
+      if (typeof v !== 'string' || !LABEL_VALUE.test(v)) errs.push({ field: 'metadata.labels', type: 'FieldValueInvalid', value: v, detail: LABEL_VALUE_MESSAGE });
     }
     for (const [k, v] of Object.entries(meta.annotations ?? {})) {
       if (typeof v !== 'string') errs.push({ field: `metadata.annotations[${k}]`, type: 'FieldValueInvalid', value: v, detail: 'annotation values must be strings' });
@@ -259,8 +308,8 @@ export class Store {
     return errs;
   }
 
-  private check(r: Resource, obj: KObject, old: KObject | undefined): void {
-    const errs = [...this.validateMeta(r, obj), ...(r.validate ? r.validate(obj, old) : [])];
+  private check(r: Resource, obj: KObject, old: KObject | undefined, metaErrors: FieldError[] = []): void {
+    const errs = [...metaErrors, ...this.validateMeta(r, obj), ...(r.validate ? r.validate(obj, old) : [])];
     if (errs.length > 0) throw invalid(r.kind, r.group, obj.metadata?.name ?? '', errs);
   }
 
@@ -297,7 +346,8 @@ export class Store {
     const ns = this.nsFor(r, namespace ?? (input as KObject | undefined)?.metadata?.namespace);
     const obj = this.normalize(r, input, ns, owned);
     const meta = obj.metadata as ObjectMeta;
-    if (meta.resourceVersion) throw new ApiError(500, 'InternalError', 'Internal error occurred: resourceVersion should not be set on objects to be created');
+    // kube-apiserver's storage refuses it with a plain error: 500, no reason.
+    if (meta.resourceVersion) throw new ApiError(500, undefined, 'resourceVersion should not be set on objects to be created');
     if (!meta.name) {
       if (!meta.generateName) throw invalid(r.kind, r.group, '', [{ field: 'metadata.name', type: 'FieldValueRequired', detail: 'name or generateName is required' }]);
       let name: string;
@@ -311,6 +361,7 @@ export class Store {
     if (r.status && !r.keepStatusOnCreate) delete obj.status;
     r.defaults?.(obj);
     r.prepare?.(obj);
+    r.encodeAsGo?.(obj);
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     this.check(r, obj, undefined);
@@ -360,19 +411,18 @@ export class Store {
       throw notFound(r.group, r.plural, name);
     }
     const oldMeta = old.metadata as ObjectMeta;
+    if (options.uidPrecondition && meta.uid && meta.uid !== oldMeta.uid) {
+      // Checked by the storage layer before anything else (k8s.io/apiserver storage Preconditions.Check).
+      throw conflict(r.group, r.plural, name, `StorageError: invalid object, Code: 4, Key: ${storageKey(r, ns, name)}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${oldMeta.uid}`);
+    }
     if (meta.resourceVersion) {
       if (meta.resourceVersion !== oldMeta.resourceVersion) {
         throw conflict(r.group, r.plural, name, 'the object has been modified; please apply your changes to the latest version and try again');
       }
     } else if (r.custom) {
       // Custom resources refuse unconditional updates.
-      throw invalid(r.kind, r.group, name, [{ field: 'metadata.resourceVersion', type: 'FieldValueInvalid', value: 0, detail: 'must be specified for an update' }]);
-    }
-    // metadata.uid is immutable: a write that names another UID (one planned for an earlier
-    // object of this name) is refused, as kube-apiserver refuses it (422, after the
-    // resourceVersion check). A write without a UID keeps the stored one.
-    if (meta.uid && meta.uid !== oldMeta.uid) {
-      throw invalid(r.kind, r.group, name, [{ field: 'metadata.uid', type: 'FieldValueInvalid', value: meta.uid, detail: 'field is immutable' }]);
+      // Reported against the resource, not the kind (apiextensions-apiserver's update strategy).
+      throw invalid(r.plural, r.group, name, [{ field: 'metadata.resourceVersion', type: 'FieldValueInvalid', value: 0, detail: 'must be specified for an update' }]);
     }
     let next: KObject;
     if (options.subresource === 'status') {
@@ -389,6 +439,14 @@ export class Store {
       }
     }
     const nm = next.metadata as ObjectMeta;
+    // metadata.uid is immutable: a write naming another uid is refused (kube-apiserver checks it
+    // twice, in the common metadata checks and again in the kind's update validation, and reports
+    // both causes); one naming none keeps the stored uid. A write through /status of a custom
+    // resource keeps all metadata, so only its own uid counts there.
+    const givenUid = options.subresource === 'status' && r.custom ? (obj.metadata as ObjectMeta).uid : nm.uid;
+    const uidErrors: FieldError[] = givenUid && givenUid !== oldMeta.uid
+      ? Array.from({ length: 2 }, () => ({ field: 'metadata.uid', type: 'FieldValueInvalid' as const, value: givenUid, detail: 'field is immutable' }))
+      : [];
     // System-owned metadata cannot be changed by writers.
     nm.uid = oldMeta.uid;
     nm.creationTimestamp = oldMeta.creationTimestamp;
@@ -399,7 +457,9 @@ export class Store {
       nm.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
       const added = (nm.finalizers ?? []).filter((f) => !(oldMeta.finalizers ?? []).includes(f));
       if (added.length > 0) {
-        throw invalid(r.kind, r.group, name, [{ field: 'metadata.finalizers', type: 'FieldValueForbidden', detail: `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` }]);
+        // Go's %#v of the list; reported twice, as kube-apiserver's update validation runs this check twice.
+        const detail = `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`;
+        throw invalid(r.kind, r.group, name, [0, 1].map(() => ({ field: 'metadata.finalizers', type: 'FieldValueForbidden' as const, detail })));
       }
     } else {
       delete nm.deletionTimestamp;
@@ -410,7 +470,8 @@ export class Store {
     if (nm.finalizers && nm.finalizers.length === 0) delete nm.finalizers;
     nm.resourceVersion = oldMeta.resourceVersion;
     if (options.subresource !== 'status') r.prepare?.(next);
-    this.check(r, next, old);
+    r.encodeAsGo?.(next);
+    this.check(r, next, old, uidErrors);
     // A write that changes nothing is not a write: no new resourceVersion, no event.
     if (sameJson(next, old)) return old;
     if (options.dryRun) return next;
@@ -439,16 +500,19 @@ export class Store {
     if (!old) throw notFound(r.group, r.plural, name);
     const meta = old.metadata as ObjectMeta;
     const pre = options.preconditions ?? {};
+    // kube-apiserver checks delete preconditions early (k8s.io/apiserver registry/rest BeforeDelete),
+    // naming the kind rather than the resource.
     if (pre.uid && pre.uid !== meta.uid) {
-      throw conflict(r.group, r.plural, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid}`);
+      throw conflict(r.group, r.kind, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${meta.uid}). The object might have been deleted and then recreated`);
     }
     if (pre.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
-      throw conflict(r.group, r.plural, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`);
+      throw conflict(r.group, r.kind, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion}). The object might have been modified`);
     }
     if (options.dryRun) {
       const marked = (meta.finalizers ?? []).length > 0;
       if (!marked) return { object: old, deleted: true };
-      return { object: meta.deletionTimestamp ? old : { ...old, metadata: { ...meta, deletionTimestamp: this.timestamp(), deletionGracePeriodSeconds: 0 } }, deleted: false };
+      const generation = r.generation ? { generation: (meta.generation ?? 1) + 1 } : {};
+      return { object: meta.deletionTimestamp ? old : { ...old, metadata: { ...meta, deletionTimestamp: this.timestamp(), deletionGracePeriodSeconds: 0, ...generation } }, deleted: false };
     }
     if (r.plural === 'namespaces') this.deleteNamespaceContents(name);
     if ((meta.finalizers ?? []).length > 0) {

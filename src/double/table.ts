@@ -448,7 +448,11 @@ export function buildTable(r: Pick<Resource, 'group' | 'plural'>, items: readonl
     if (conditions) row.conditions = conditions;
     if (options.includeObject === 'Object') row.object = item;
     else if (options.includeObject === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion, metadata: item.metadata };
+    // includeObject=None: the row's object is null (a RawExtension left empty), not absent.
+    else row.object = null;
     return row;
   });
-  return { kind: 'Table', apiVersion, metadata: meta, columnDefinitions: spec.columns, rows };
+  // A Table's list metadata has no empty continue (a custom resource's list has one).
+  const { continue: cont, ...rest } = meta;
+  return { kind: 'Table', apiVersion, metadata: cont ? meta : rest, columnDefinitions: spec.columns, rows };
 }

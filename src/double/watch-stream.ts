@@ -1,6 +1,6 @@
 // Watch streams: replay from a resourceVersion, live events, selectors, bookmarks, timeouts.
 import type http from 'node:http';
-import { ApiError, badRequest, expired, invalid } from './errors.js';
+import { ApiError, badRequest, expired, invalid, type FieldError } from './errors.js';
 import { apiVersionOf, type KObject } from './resource-def.js';
 import { boolParam, type Route } from './router.js';
 import { fieldSelectorFor, matchesLabels, parseLabelSelector } from './selectors.js';
@@ -34,9 +34,16 @@ export function serveWatch(ctx: WatchContext, req: http.IncomingMessage, res: ht
   const timeoutSeconds = timeoutRaw === null || timeoutRaw === '' ? undefined : Number(timeoutRaw);
   if (timeoutSeconds !== undefined && (!Number.isFinite(timeoutSeconds) || timeoutSeconds < 0)) throw badRequest(`invalid timeoutSeconds "${timeoutRaw}"`);
   if (rvParam !== '' && !/^\d+$/.test(rvParam)) throw badRequest(`invalid resourceVersion "${rvParam}": must be an integer`);
-  if (sendInitial && (!bookmarks || q.get('resourceVersionMatch') !== 'NotOlderThan')) {
-    throw invalid('ListOptions', 'meta.k8s.io', '', [{ field: 'sendInitialEvents', type: 'FieldValueForbidden', detail: 'sendInitialEvents requires allowWatchBookmarks=true and resourceVersionMatch=NotOlderThan' }]);
+  // kube-apiserver's checks of a watch's options (k8s.io/apimachinery meta/internalversion/validation, validateWatchOptions).
+  const match = q.get('resourceVersionMatch') ?? '';
+  const sendInitialGiven = q.has('sendInitialEvents');
+  const optionErrors: FieldError[] = [];
+  if (sendInitialGiven && match !== 'NotOlderThan') optionErrors.push({ field: 'resourceVersionMatch', type: 'FieldValueForbidden', detail: 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' });
+  if (match !== '') {
+    if (!sendInitialGiven) optionErrors.push({ field: 'resourceVersionMatch', type: 'FieldValueForbidden', detail: 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided' });
+    if (match !== 'NotOlderThan') optionErrors.push({ field: 'resourceVersionMatch', type: 'FieldValueNotSupported', value: match, detail: 'supported values: "NotOlderThan"' });
   }
+  if (optionErrors.length > 0) throw invalid('ListOptions', 'meta.k8s.io', '', optionErrors);
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   // Send the headers now: clients (node-fetch) resolve the request on them, before any event.
   res.flushHeaders();
@@ -62,13 +69,18 @@ export function serveWatch(ctx: WatchContext, req: http.IncomingMessage, res: ht
       const before = inScope(e.previous);
       if (now && before) write('MODIFIED', encode(e.object));
       else if (now) write('ADDED', encode(e.object));
-      else if (before) write('DELETED', encode(e.object));
+      // Leaving the selection: the last state that matched, at the new resourceVersion (the watch
+      // cache's conversion of such an event, k8s.io/apiserver storage/cacher).
+      else if (before && e.previous) write('DELETED', encode({ ...e.previous, metadata: { ...e.previous.metadata, resourceVersion: e.object.metadata?.resourceVersion } }));
     } else if (now) write(e.type, encode(e.object));
   };
   const bookmark = (extra?: Record<string, string>): void => {
     const metadata: Record<string, unknown> = { resourceVersion: String(ctx.store.hub.deliveredRv(ctx.store.resourceVersion)) };
     if (extra) metadata.annotations = extra;
-    write('BOOKMARK', JSON.stringify({ kind: r.kind, apiVersion: apiVersionOf(r), metadata }));
+    // An empty object of the kind, as Go encodes one (a Node's spec and status structs included).
+    const object: KObject = { kind: r.kind, apiVersion: apiVersionOf(r), metadata };
+    r.encodeAsGo?.(object);
+    write('BOOKMARK', JSON.stringify(object));
   };
 
   let closed = false;
@@ -101,10 +113,10 @@ export function serveWatch(ctx: WatchContext, req: http.IncomingMessage, res: ht
   }
   // Subscribing and replaying happen in one tick, so no event falls between them.
   unsubscribe = ctx.store.hub.subscribe({ resource: r.id, deliver });
-  if (fromRv === undefined || sendInitial) {
-    // No resourceVersion: the current state first, as synthetic ADDED events.
+  if ((fromRv === undefined && !(sendInitialGiven && !sendInitial)) || sendInitial) {
+    // No resourceVersion (unless sendInitialEvents=false): the current state first, as synthetic ADDED events.
     for (const o of ctx.store.listRefs(r.id, { namespace: route.namespace || undefined })) if (inScope(o)) write('ADDED', encode(o));
-    if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });
+    if (sendInitial && bookmarks) bookmark({ 'k8s.io/initial-events-end': 'true' });
   }
   for (const e of replay) deliver(e);
   if (bookmarks) {

@@ -8,7 +8,7 @@
 // still reach the server.
 import { realClock, type Clock, type ClockTimer } from './clock.js';
 import type { KubeClient, WriteGate } from './client.js';
-import { FencedError, isConflict, isNotFound } from './errors.js';
+import { FencedError, isAlreadyExists, isConflict, isNotFound } from './errors.js';
 import { formatMicroTime } from './time.js';
 import { LEASES, type LeaseObject } from './types.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -279,7 +279,12 @@ export class LeaderElector {
         this.#acquisition = 'created';
         return 'acquired';
       } catch (err2) {
-        this.#log.info({ err: err2 }, 'cannot create the lease');
+        // Losing the create to another replica that started at the same time is no trouble: the
+        // next try reads its Lease. Anything else is, and is said as a warning, as client-go logs
+        // it as an error: a 403 here is the RBAC Role without `create leases`, and no replica
+        // will ever lead (test/realserver/rbac-rules.test.ts).
+        if (isAlreadyExists(err2)) this.#log.info({ err: err2 }, 'the lease was created meanwhile by another replica');
+        else this.#log.warn({ err: err2 }, 'cannot create the lease');
         return 'failed';
       }
     }

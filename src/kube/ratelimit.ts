@@ -17,23 +17,39 @@ function positive(field: string, value: number): number {
   return value;
 }
 
-/** Per-item exponential backoff: base × 2^failures, capped at max. */
+export interface ItemBackoffJitter {
+  /** Fraction of the delay added at random, 0..1 (default 0: client-go's limiter, which has none). */
+  jitter?: number;
+  /** Source of randomness in [0, 1), injectable for tests. */
+  random?: () => number;
+}
+
+/**
+ * Per-item exponential backoff: base × 2^failures, capped at max, plus up to `jitter` of that at
+ * random. Without jitter, items that failed together (one provider call) come back together.
+ */
 export class ItemExponentialRateLimiter<T> implements RateLimiter<T> {
   readonly #failures = new Map<T, number>();
   readonly #baseMs: number;
   readonly #maxMs: number;
+  readonly #jitter: number;
+  readonly #random: () => number;
 
-  constructor(baseMs = 5, maxMs = 1_000_000) {
+  constructor(baseMs = 5, maxMs = 1_000_000, { jitter = 0, random = Math.random }: ItemBackoffJitter = {}) {
     this.#baseMs = positive('baseMs', baseMs);
     this.#maxMs = positive('maxMs', maxMs);
     if (maxMs < baseMs) throw new Error(`maxMs: must be >= baseMs (${baseMs}), got ${maxMs}`);
+    if (!(jitter >= 0 && jitter <= 1)) throw new Error(`jitter: must be within 0..1, got ${jitter}`);
+    this.#jitter = jitter;
+    this.#random = random;
   }
 
   when(item: T): number {
     const n = this.#failures.get(item) ?? 0;
     this.#failures.set(item, n + 1);
     // 2^n overflows to Infinity long after the cap is reached; Math.min keeps it finite.
-    return Math.min(this.#baseMs * 2 ** n, this.#maxMs);
+    const delay = Math.min(this.#baseMs * 2 ** n, this.#maxMs);
+    return this.#jitter === 0 ? delay : Math.round(delay * (1 + this.#jitter * this.#random()));
   }
 
   forget(item: T): void {
@@ -106,9 +122,16 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
   }
 }
 
-/** client-go's default controller limiter: per-item 5 ms → 1000 s, overall 10 qps / burst 100. */
-export function defaultControllerRateLimiter<T>(clock: Clock = realClock): RateLimiter<T> {
-  return new MaxOfRateLimiter<T>(new ItemExponentialRateLimiter<T>(5, 1_000_000), new BucketRateLimiter<T>(10, 100, clock));
+/** Jitter of the default per-item backoff: up to half the delay again. */
+export const DEFAULT_ITEM_JITTER = 0.5;
+
+/**
+ * client-go's default controller limiter: per-item 5 ms → 1000 s, overall 10 qps / burst 100; with
+ * jitter on the per-item delay (client-go has none), so items that failed together do not all come
+ * back in the same instant. `random` is for tests.
+ */
+export function defaultControllerRateLimiter<T>(clock: Clock = realClock, random: () => number = Math.random): RateLimiter<T> {
+  return new MaxOfRateLimiter<T>(new ItemExponentialRateLimiter<T>(5, 1_000_000, { jitter: DEFAULT_ITEM_JITTER, random }), new BucketRateLimiter<T>(10, 100, clock));
 }
 
 export interface BackoffOptions {

@@ -468,6 +468,12 @@ export interface BatchResult<T> {
   failed?: Map<T, unknown>;
   /** Per-item extras for successful items (e.g. requeueAfterMs). */
   results?: Map<T, HandlerResult>;
+  /**
+   * Items still being processed when the handler returned (a node asked about in a provider call
+   * of its own): each stays with its worker's batch, handed to no other worker, until its promise
+   * settles (a rejection is a failure); the worker itself goes on to the next batch.
+   */
+  pending?: Map<T, Promise<HandlerResult | void>>;
 }
 
 /**
@@ -486,6 +492,21 @@ export function runBatchWorkers<T>(
   const gatherMs = options.gatherMs ?? 0;
   const gatherMaxMs = Math.max(gatherMs, options.gatherMaxMs ?? gatherMs);
   let alive = 0;
+  const finish = (item: T, failed: boolean, err: unknown, r: HandlerResult | undefined): void => {
+    if (failed) {
+      if (err instanceof RetryLaterError) {
+        logger.debug({ queue: queue.name, item: String(item), reason: err.message, retries: queue.numRequeues(item) }, 'requeueing with backoff');
+      } else {
+        logger.warn({ queue: queue.name, item: String(item), err, retries: queue.numRequeues(item) }, 'processing failed, requeueing with backoff');
+      }
+      queue.addRateLimited(item);
+    } else {
+      queue.forget(item);
+      const after = r?.requeueAfterMs;
+      if (after !== undefined) queue.addAfter(item, after);
+    }
+    queue.done(item);
+  };
   // Workers take turns at gathering: the next one starts its batch once the previous has closed.
   let gathering: Promise<unknown> = Promise.resolve();
   const nextBatch = (): Promise<T[]> => {
@@ -507,20 +528,15 @@ export function runBatchWorkers<T>(
           result = { failed: new Map(items.map((i) => [i, error])) };
         }
         for (const item of items) {
-          const err = result?.failed?.get(item);
-          if (result?.failed?.has(item)) {
-            if (err instanceof RetryLaterError) {
-              logger.debug({ queue: queue.name, item: String(item), reason: err.message, retries: queue.numRequeues(item) }, 'requeueing with backoff');
-            } else {
-              logger.warn({ queue: queue.name, item: String(item), err, retries: queue.numRequeues(item) }, 'processing failed, requeueing with backoff');
-            }
-            queue.addRateLimited(item);
-          } else {
-            queue.forget(item);
-            const after = result?.results?.get(item)?.requeueAfterMs;
-            if (after !== undefined) queue.addAfter(item, after);
+          const later = result?.pending?.get(item);
+          if (later) {
+            later.then(
+              (r) => finish(item, false, undefined, r ?? undefined),
+              (err: unknown) => finish(item, true, err, undefined),
+            );
+            continue;
           }
-          queue.done(item);
+          finish(item, result?.failed?.has(item) === true, result?.failed?.get(item), result?.results?.get(item));
         }
       }
     } finally {

@@ -91,8 +91,8 @@ describe('commands that need no cloud', () => {
   });
 });
 
-/** The Azure SDK and what only it pulls in: the other clouds' tests check none of it loads. */
-const AZURE_SDK_PACKAGES = ['@azure/', '@azure-rest/', '@typespec/ts-http-runtime'];
+/** The Azure SDK and what only it pulls in (node-forge for PKCS#12 client certificates): the other clouds' tests check none of it loads. */
+const AZURE_SDK_PACKAGES = ['@azure/', '@azure-rest/', '@typespec/ts-http-runtime', 'node-forge'];
 
 /** Builds one provider through the registry in a child process, as the manager does. */
 async function createInChild(name: string, options: Record<string, string>, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string }> {
@@ -137,13 +137,27 @@ describe('the registry loads one adapter and its SDK on demand', () => {
     expect(adaptersLoaded()).toEqual(['azure']);
     expect(log.packagesLoaded(['@azure/identity', '@azure/arm-compute', '@azure/arm-network', '@azure/msal-node'])).toEqual(['@azure/identity', '@azure/arm-compute', '@azure/arm-network', '@azure/msal-node']);
     expect(log.packagesLoaded(['@aws-sdk/', '@smithy/', '@google-cloud/', 'google-gax', 'google-auth-library'])).toEqual([]);
+    // No client certificate in PKCS#12 form: no PKCS#12 reader.
+    expect(log.packagesLoaded(['node-forge'])).toEqual([]);
+  });
+
+  it('azure with a PKCS#12 client certificate: node-forge too, loaded to read it', async () => {
+    const conf = path.join(dir, 'azure.json');
+    const pfx = path.join(repoRoot, 'test/providers/azure/fixtures/client-aes.pfx');
+    await writeFile(conf, JSON.stringify({
+      subscriptionId: '0b1f6471-1bf0-4dda-aec3-111122223333', resourceGroup: 'rg', tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47',
+      aadClientId: '77777777-8888-9999-aaaa-bbbbbbbbbbbb', aadClientCertPath: pfx, aadClientCertPassword: 'pfx-password',
+    }));
+    const r = await createInChild('azure', { cloudConfig: conf });
+    expect(r.out).toBe('built azure');
+    expect(log.packagesLoaded(['@azure/identity', 'node-forge'])).toEqual(['@azure/identity', 'node-forge']);
   });
 
   it('azure: a cloud-config without a credential is refused before any SDK loads', async () => {
     const conf = path.join(dir, 'azure.json');
     await writeFile(conf, JSON.stringify({ subscriptionId: '0b1f6471-1bf0-4dda-aec3-111122223333', resourceGroup: 'rg' }));
     const r = await createInChild('azure', { cloudConfig: conf });
-    expect(r.out).toBe(`error --cloud-config ${conf}: no credential: set useFederatedWorkloadIdentityExtension (workload identity), useManagedIdentityExtension (managed identity) or aadClientId and aadClientSecret`);
+    expect(r.out).toBe(`error --cloud-config ${conf}: no credential: set useFederatedWorkloadIdentityExtension (workload identity), useManagedIdentityExtension (managed identity), aadClientId with aadClientSecret or aadClientCertPath, or aadMSIDataPlaneIdentityPath`);
     expect(adaptersLoaded()).toEqual(['azure']);
     expect(log.packagesLoaded(['@azure/'])).toEqual([]);
   });

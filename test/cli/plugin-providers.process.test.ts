@@ -10,10 +10,11 @@ import { stringify as toYaml } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { selfSignedCertificate } from '../../src/serving/certificate.js';
 import { freePort } from '../../src/util/free-port.js';
-import { startReferenceWebhook, type ReferenceWebhook } from '../../examples/webhook/server.js';
+import { startReferenceWebhook, type Intercepted, type ReferenceWebhook } from '../../examples/webhook/server.js';
 import { repoRoot, runCli } from '../kit/cli.js';
 import { createNode, isInitialised, storedNode, useDouble } from '../kit/double.js';
 import { eventually } from '../kit/wait.js';
+import { findDuplicateJsonKey } from '../../src/util/json-text.js';
 
 const cluster = useDouble();
 let dir: string;
@@ -76,6 +77,53 @@ describe('run --cloud-provider-module', () => {
   });
 
   it.each([
+    ['throws', 'poison-throw', 'the inventory chokes on m-bad'],
+    ['answers null', 'poison-null', 'provider misbehaving answered with null, not a Map of node name to outcome'],
+    ['hangs', 'poison-hang', 'provider misbehaving did not answer instancesMetadata within 1s'],
+  ])('a module that %s whenever a batch holds m-bad: the other nodes are initialised, m-bad alone waits with its own event', async (_name, mode, says) => {
+    const conf = path.join(dir, 'poison.json');
+    const vm = (name: string, address: string) => ({ providerID: `m://${name}`, addresses: [{ type: 'InternalIP', address }] });
+    await writeFile(conf, JSON.stringify({ mode, poison: 'm-bad', nodes: { 'm-bad': vm('m-bad', '10.0.0.9'), 'm-ok-1': vm('m-ok-1', '10.0.0.1'), 'm-ok-2': vm('m-ok-2', '10.0.0.2') } }));
+    // Created together: they share the first call.
+    for (const name of ['m-bad', 'm-ok-1', 'm-ok-2']) createNode(cluster.api, { name, nodeIP: null });
+    const run = cluster.start([...runFlags('misbehaving', conf), `--cloud-provider-module=${MISBEHAVING}`]);
+    await eventually(() => isInitialised(cluster.api, 'm-ok-1') && isInitialised(cluster.api, 'm-ok-2'), { timeoutMs: 15_000, what: 'the healthy nodes initialised', describe: () => run.tail(20) });
+    await eventually(() => warnings('m-bad').some((w) => w.includes(says)), { timeoutMs: 15_000, what: `m-bad warned: ${says}`, describe: () => `${warnings('m-bad').join('\n')}\n${run.tail(10)}` });
+    expect(isInitialised(cluster.api, 'm-bad')).toBe(false);
+    expect(warnings('m-ok-1')).toEqual([]);
+    expect(warnings('m-ok-2')).toEqual([]);
+    expect(storedNode(cluster.api, 'm-ok-1').status?.addresses?.[0]).toEqual({ type: 'InternalIP', address: '10.0.0.1' });
+  });
+
+  it('an answered providerID another live Node has, or another instance than the node\'s own, leaves the node tainted with a Warning naming both; each log line holds each key once', async () => {
+    const conf = path.join(dir, 'pids.json');
+    const vm = (providerID: string, address: string) => ({ providerID, addresses: [{ type: 'InternalIP', address }] });
+    // reserved-label: every answer carries a kubernetes.io label, which the checks drop with a
+    // warning line from the provider's logger (the line that carried "provider" twice).
+    await writeFile(conf, JSON.stringify({ mode: 'reserved-label', nodes: { 'm-holder': vm('acme://m-holder', '10.0.0.1'), 'm-pid-dup': vm('acme://m-holder', '10.0.0.2'), 'm-pid-mismatch': vm('acme://vm-elsewhere', '10.9.9.9') } }));
+    createNode(cluster.api, { name: 'm-holder', nodeIP: null });
+    const run = cluster.start([...runFlags('misbehaving', conf), `--cloud-provider-module=${MISBEHAVING}`]);
+    await eventually(() => isInitialised(cluster.api, 'm-holder'), { timeoutMs: 15_000, what: 'm-holder initialised', describe: () => run.tail(20) });
+    createNode(cluster.api, { name: 'm-pid-dup', nodeIP: null });
+    createNode(cluster.api, { name: 'm-pid-mismatch', nodeIP: null, providerID: 'acme://m-pid-mismatch' });
+    const expectWarning = (node: string, text: string) => eventually(() => warnings(node).includes(text), { timeoutMs: 15_000, what: `${node}: ${text}`, describe: () => `${warnings(node).join('\n')}\n${run.tail(10)}` });
+    await expectWarning('m-pid-dup', 'ProviderIDInUse: cloud provider misbehaving answered for node "m-pid-dup" with providerID "acme://m-holder", the instance node "m-holder" already has ("acme://m-holder"); two Nodes cannot be one instance, so nothing of the answer is written');
+    await expectWarning('m-pid-mismatch', 'ProviderIDMismatch: cloud provider misbehaving answered for node "m-pid-mismatch" with providerID "acme://vm-elsewhere", another instance than the node\'s own "acme://m-pid-mismatch"; nothing of that answer is written');
+    for (const name of ['m-pid-dup', 'm-pid-mismatch']) {
+      expect(isInitialised(cluster.api, name)).toBe(false);
+      // The kubelet's Hostname only: not the other VM's 10.9.9.9, nor the holder's.
+      expect(storedNode(cluster.api, name).status?.addresses).toEqual([{ type: 'Hostname', address: name }]);
+    }
+    expect(storedNode(cluster.api, 'm-pid-dup').spec?.providerID).toBeUndefined();
+    // The provider's warning is there, with "provider" once; no line of the process repeats a key.
+    const checked = run.lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('answer checked: '));
+    expect(checked).toMatchObject({ provider: 'misbehaving', operation: 'instancesMetadata' });
+    const lines = run.stdout.split('\n').filter((l) => l.startsWith('{'));
+    expect(lines.length).toBeGreaterThan(5);
+    expect(lines.map((l) => [findDuplicateJsonKey(l)?.key, l]).filter(([dup]) => dup !== undefined)).toEqual([]);
+  });
+
+  it.each([
     ['a missing file', () => ['./plugins/none.mjs', 'x'], 'error: --cloud-provider-module ./plugins/none.mjs: cannot read: no such file\n'],
     ['a built-in name', () => [MISBEHAVING, 'static'], `error: --cloud-provider-module ${MISBEHAVING}: --cloud-provider static is a built-in provider; a module's provider needs a name of its own\n`],
     ['another name than the module\'s', () => [MISBEHAVING, 'other'], `error: --cloud-provider-module ${MISBEHAVING}: defines provider "misbehaving", but --cloud-provider names "other"\n`],
@@ -130,6 +178,40 @@ describe('run --cloud-provider webhook', () => {
     fault = undefined;
     await eventually(() => isInitialised(cluster.api, 'n1'), { timeoutMs: 15_000, what: 'n1 initialised', describe: () => run.tail(20) });
     expect(storedNode(cluster.api, 'n1').metadata.labels?.['topology.kubernetes.io/zone']).toBe('z1');
+  });
+
+  it('batchSize 1, four nodes failing for four reasons: each node\'s events name its own problem and no other\'s; a healthy node joins meanwhile', async () => {
+    const entry = (name: string, ip: string) => ({ providerID: `inv://${name}`, addresses: [{ type: 'InternalIP', address: ip }] });
+    const inventory = path.join(dir, 'inventory.yaml');
+    await writeFile(inventory, toYaml({ nodes: { 'w-json': entry('w-json', '10.0.0.1'), 'w-version': entry('w-version', '10.0.0.2'), 'w-slow': entry('w-slow', '10.0.0.3'), 'w-503': entry('w-503', '10.0.0.4'), 'w-ok': entry('w-ok', '10.0.0.5') } }));
+    // What each node's POST gets, and the words its events must carry.
+    const faults: Record<string, { fault: (answer: object) => Intercepted; says: string }> = {
+      'w-json': { fault: () => ({ body: '{"apiVersion": "webhook.node-address-ccm.io/v1", "nodes": {' }), says: 'webhook answer refused: not JSON: ' },
+      'w-version': { fault: (answer) => ({ body: JSON.stringify({ ...answer, apiVersion: 'webhook.node-address-ccm.io/v2' }) }), says: 'apiVersion: must be "webhook.node-address-ccm.io/v1" (value "webhook.node-address-ccm.io/v2")' },
+      'w-slow': { fault: () => ({ delayMs: 2_500 }), says: 'no answer within 1s' },
+      'w-503': { fault: () => ({ status: 503, body: 'inventory shard 3 is down' }), says: 'HTTP 503: inventory shard 3 is down' },
+    };
+    webhook = await startReferenceWebhook({ inventory, intercept: (req, answer) => faults[req.nodes[0]!.name]?.fault(answer) });
+    const conf = path.join(dir, 'webhook.yaml');
+    await writeFile(conf, toYaml({ url: webhook.url, insecurePlainHTTP: true, batchSize: 1, timeout: '1s', attempts: 1 }));
+    for (const name of Object.keys(faults)) createNode(cluster.api, { name, nodeIP: null });
+    const run = cluster.start(runFlags('webhook', conf));
+    const own = () => Object.entries(faults).every(([name, f]) => warnings(name).some((w) => w.includes(f.says)));
+    const all = () => Object.keys(faults).map((n) => `${n}:\n  ${warnings(n).join('\n  ')}`).join('\n');
+    await eventually(own, { timeoutMs: 20_000, what: 'each node warned of its own problem', describe: () => `${all()}\n${run.tail(10)}` });
+    createNode(cluster.api, { name: 'w-ok', nodeIP: null });
+    await eventually(() => isInitialised(cluster.api, 'w-ok'), { timeoutMs: 15_000, what: 'w-ok initialised', describe: () => run.tail(20) });
+    // The failing nodes were asked again meanwhile (their backoff is short yet): still their own.
+    for (const [name, f] of Object.entries(faults)) {
+      const mine = warnings(name);
+      expect(mine.length, all()).toBeGreaterThan(0);
+      for (const w of mine) {
+        expect(w, all()).toMatch(/^CloudProviderError: failed to get instance metadata from cloud provider webhook: /);
+        expect(w, all()).toContain(f.says);
+        for (const [other, g] of Object.entries(faults)) if (other !== name) expect(w, all()).not.toContain(g.says);
+      }
+      expect(isInitialised(cluster.api, name)).toBe(false);
+    }
   });
 
   it('plain HTTP without insecurePlainHTTP exits 2 naming the field and the value', async () => {

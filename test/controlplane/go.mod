@@ -9,6 +9,7 @@ require (
 	k8s.io/apimachinery v0.35.4
 	k8s.io/client-go v0.35.4
 	k8s.io/cloud-provider v0.35.4
+	k8s.io/component-base v0.35.4
 	k8s.io/component-helpers v0.35.4
 	k8s.io/klog/v2 v2.130.1
 	k8s.io/kubernetes v1.35.4
@@ -124,7 +125,6 @@ require (
 	k8s.io/apiextensions-apiserver v0.0.0 // indirect
 	k8s.io/apiserver v0.35.4 // indirect
 	k8s.io/cluster-bootstrap v0.0.0 // indirect
-	k8s.io/component-base v0.35.4 // indirect
 	k8s.io/controller-manager v0.35.4 // indirect
 	k8s.io/csi-translation-lib v0.0.0 // indirect
 	k8s.io/dynamic-resource-allocation v0.35.4 // indirect

@@ -107,7 +107,7 @@ describe('a single-cloud variant (--cloud aws)', () => {
 });
 
 describe('the azure variant (--cloud azure)', () => {
-  it('ships no node_modules: the Azure SDK is in the bundle, and answers the ARM emulator from there', async () => {
+  it('ships no node_modules: the Azure SDK and node-forge are in the bundle, and answer the ARM emulator from there', async () => {
     const variant = path.join(dir, 'azure');
     await run(process.execPath, [path.join(repoRoot, 'scripts/build-image-root.mjs'), '--out', variant, '--cloud', 'azure'], { cwd: repoRoot, timeout: 170_000 });
     const report = JSON.parse(await readFile(path.join(variant, 'report.json'), 'utf8')) as Report;
@@ -123,7 +123,18 @@ describe('the azure variant (--cloud azure)', () => {
       const conf = path.join(dir, 'azure-variant.json');
       await writeFile(conf, JSON.stringify({ subscriptionId: sub, resourceGroup: 'rg', vmType: 'standard', resourceManagerEndpoint: emu.url, useManagedIdentityExtension: true }));
       const answer = await askInChild('azure', conf, [{ name: 'vm-1' }], { NODE_EXTRA_CA_CERTS: ca, AZURE_POD_IDENTITY_AUTHORITY_HOST: emu.imdsUrl }, variant);
-      expect(answer).toMatchObject({ 'vm-1': { providerID: `azure:///subscriptions/${sub}/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm-1`, addresses: [{ type: 'InternalIP', address: '10.0.0.4' }, { type: 'Hostname', address: 'vm-1' }] } });
+      const want = { 'vm-1': { providerID: `azure:///subscriptions/${sub}/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm-1`, addresses: [{ type: 'InternalIP', address: '10.0.0.4' }, { type: 'Hostname', address: 'vm-1' }] } };
+      expect(answer).toMatchObject(want);
+      // A client certificate in PKCS#12 as OpenSSL 3 writes it: node-forge, bundled, reads it.
+      const fixtures = path.join(repoRoot, 'test/providers/azure/fixtures');
+      emu.registerCertificate(emu.clientId, await readFile(path.join(fixtures, 'client.crt'), 'utf8'));
+      const certConf = path.join(dir, 'azure-variant-cert.json');
+      await writeFile(certConf, JSON.stringify({
+        subscriptionId: sub, resourceGroup: 'rg', vmType: 'standard', resourceManagerEndpoint: emu.url, tenantId: emu.tenantId,
+        aadClientId: emu.clientId, aadClientCertPath: path.join(fixtures, 'client-aes.pfx'), aadClientCertPassword: 'pfx-password',
+      }));
+      expect(await askInChild('azure', certConf, [{ name: 'vm-1' }], { NODE_EXTRA_CA_CERTS: ca }, variant)).toMatchObject(want);
+      expect(emu.requests.some((r) => r.kind === 'token' && r.assertion?.header['x5t#S256'] !== undefined)).toBe(true);
     } finally {
       await emu.stop();
     }

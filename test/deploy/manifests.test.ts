@@ -13,6 +13,7 @@ import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { asK8sObject, isObject, loadYamlFile, podContainers, podSpecOf, render, type Json, type JsonObject, type K8sObject } from './kustomize.js';
 import { validate } from './openapi.js';
+import { CREATE_CASES, UPDATE_CASES } from './clustercidr-cases.js';
 import { resolveRunOptions, type RawRunFlags } from '../../src/manager/options.js';
 import { parseAWSCloudConfig } from '../../providers/aws/config.js';
 import { parseGceConfig } from '../../providers/gce/config.js';
@@ -183,15 +184,8 @@ describe('ClusterCIDR CRD', () => {
     ]);
   });
 
-  const cc = (spec: JsonObject, extra: JsonObject = {}): JsonObject => ({
-    apiVersion: 'networking.x-k8s.io/v1',
-    kind: 'ClusterCIDR',
-    metadata: { name: 'c', ...extra },
-    spec,
-  });
   const create = (o: JsonObject): string[] => validate(crdSchema, o);
   const update = (oldObj: JsonObject, o: JsonObject): string[] => validate(crdSchema, o, { value: oldObj });
-  const selector = { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['a'] }] }] };
 
   it.each(yamlFiles(path.join(DEPLOY, 'examples')).map(rel))('example %s is a valid ClusterCIDR to create', (file) => {
     const objects = loadYamlFile(path.join(ROOT, file));
@@ -202,53 +196,15 @@ describe('ClusterCIDR CRD', () => {
     }
   });
 
-  it('accepts IPv4-only, IPv6-only and dual-stack, and the "" of node-ipam-controller for an unused family', () => {
-    expect(create(cc({ perNodeHostBits: 8, ipv4: '10.0.0.0/16' }))).toEqual([]);
-    expect(create(cc({ perNodeHostBits: 64, ipv6: 'fd00::/48' }))).toEqual([]);
-    expect(create(cc({ perNodeHostBits: 8, ipv4: '10.0.0.0/16', ipv6: 'fd00::/112', nodeSelector: selector }))).toEqual([]);
-    expect(create(cc({ perNodeHostBits: 8, ipv4: '', ipv6: 'fd00::/112' }))).toEqual([]);
+  // The table kube-apiserver is held to as well (test/realserver/clustercidr.test.ts).
+  it.each(CREATE_CASES.map((c) => [c.title, c] as const))('create: %s', (_title, c) => {
+    expect(create(c.object)).toEqual(c.errors);
   });
 
-  it('requires spec, perNodeHostBits and at least one family', () => {
-    expect(create({ apiVersion: 'networking.x-k8s.io/v1', kind: 'ClusterCIDR', metadata: { name: 'c' } })).toEqual(['<root>: spec is required']);
-    expect(create(cc({ ipv4: '10.0.0.0/16' }))).toEqual(['.spec: perNodeHostBits is required']);
-    expect(create(cc({ perNodeHostBits: 8 }))).toEqual(['.spec: at least one of ipv4 and ipv6 must be set']);
-    expect(create(cc({ perNodeHostBits: 8, ipv4: '', ipv6: '' }))).toEqual(['.spec: at least one of ipv4 and ipv6 must be set']);
-  });
-
-  it('rejects a CIDR of the wrong family, malformed CIDRs and unknown fields', () => {
-    expect(create(cc({ perNodeHostBits: 8, ipv4: 'fd00::/64' }))).toEqual(['.spec.ipv4: ipv4 must be an IPv4 CIDR']);
-    expect(create(cc({ perNodeHostBits: 8, ipv6: '10.0.0.0/8' }))).toEqual(['.spec.ipv6: ipv6 must be an IPv6 CIDR']);
-    expect(create(cc({ perNodeHostBits: 8, ipv4: '10.0.0.0' }))).toEqual(['.spec.ipv4: ipv4 must be an IPv4 CIDR']);
-    expect(create(cc({ perNodeHostBits: 8, ipv4: '10.0.0.0/33' }))).toEqual(['.spec.ipv4: ipv4 must be an IPv4 CIDR']);
-    expect(create(cc({ perNodeHostBits: 8, ipv4: '10.0.0.0/8', ipv4CIDR: '10.0.0.0/8' }))).toEqual(['.spec.ipv4CIDR: unknown field']);
-  });
-
-  it('checks perNodeHostBits >= 4 on create only, so old objects with fewer bits still take finalizer updates', () => {
-    expect(create(cc({ perNodeHostBits: 3, ipv4: '10.0.0.0/16' }))).toEqual(['.spec.perNodeHostBits: perNodeHostBits must be at least 4']);
-    expect(create(cc({ perNodeHostBits: 4, ipv4: '10.0.0.0/16' }))).toEqual([]);
-    // An object node-ipam-controller created with 2 host bits: adding and removing our finalizer.
-    const legacy = cc({ perNodeHostBits: 2, ipv4: '10.0.0.0/24', ipv6: '' });
-    const withFinalizer = { ...legacy, metadata: { name: 'c', finalizers: ['networking.k8s.io/cluster-cidr-finalizer'] } };
-    expect(update(legacy, withFinalizer)).toEqual([]);
-    expect(update(withFinalizer, legacy)).toEqual([]);
-  });
-
-  it('makes every spec field immutable, including adding or removing one', () => {
-    const base = cc({ perNodeHostBits: 8, ipv4: '10.0.0.0/16', nodeSelector: selector });
-    const withSpec = (spec: JsonObject): JsonObject => ({ ...base, spec });
-    const spec = base.spec as JsonObject;
-    expect(update(base, withSpec({ ...spec, perNodeHostBits: 9 }))).toEqual(['.spec.perNodeHostBits: perNodeHostBits is immutable']);
-    expect(update(base, withSpec({ ...spec, ipv4: '10.1.0.0/16' }))).toEqual(['.spec.ipv4: ipv4 is immutable']);
-    expect(update(base, withSpec({ ...spec, ipv6: 'fd00::/112' }))).toEqual(['.spec: ipv6 is immutable']);
-    const { nodeSelector: _ns, ...noSelector } = spec;
-    expect(update(base, withSpec(noSelector))).toEqual(['.spec: nodeSelector is immutable']);
-    const otherSelector = { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['b'] }] }] };
-    expect(update(base, withSpec({ ...spec, nodeSelector: otherSelector }))).toEqual(['.spec.nodeSelector: nodeSelector is immutable']);
-    // "" and absent are the same value: node-ipam-controller writes "" for an unused family.
-    expect(update(base, withSpec({ ...spec, ipv6: '' }))).toEqual([]);
-    // Labels and finalizers are not spec: they change freely.
-    expect(update(base, { ...base, metadata: { name: 'c', labels: { a: 'b' } } })).toEqual([]);
+  // perNodeHostBits >= 4 is checked on create only, so old objects with fewer bits still take
+  // finalizer updates; every spec field is immutable, including adding or removing one.
+  it.each(UPDATE_CASES.map((c) => [c.title, c] as const))('update: %s', (_title, c) => {
+    expect(update(c.old, c.new)).toEqual(c.errors);
   });
 });
 

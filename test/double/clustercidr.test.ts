@@ -29,14 +29,16 @@ afterAll(async () => {
 });
 
 describe('ClusterCIDR create validation', () => {
+  // CEL failures as kube-apiserver 1.35 reports them (test/realserver/double-vs-real.test.ts): a
+  // scalar field's value, no value for a rule on an object.
   it.each([
-    ['neither ipv4 nor ipv6', { perNodeHostBits: 8 }, 'spec', 'Invalid value: "object": at least one of ipv4 and ipv6 must be set'],
-    ['both empty', { perNodeHostBits: 8, ipv4: '', ipv6: '' }, 'spec', 'Invalid value: "object": at least one of ipv4 and ipv6 must be set'],
-    ['ipv4 holding an IPv6 range', { perNodeHostBits: 8, ipv4: 'fd00::/48' }, 'spec.ipv4', 'Invalid value: "string": ipv4 must be an IPv4 CIDR'],
-    ['ipv6 holding an IPv4 range', { perNodeHostBits: 8, ipv6: '10.0.0.0/8' }, 'spec.ipv6', 'Invalid value: "string": ipv6 must be an IPv6 CIDR'],
-    ['ipv4 that is not a CIDR', { perNodeHostBits: 8, ipv4: '10.0.0.1' }, 'spec.ipv4', 'Invalid value: "string": ipv4 must be an IPv4 CIDR'],
+    ['neither ipv4 nor ipv6', { perNodeHostBits: 8 }, 'spec', 'Invalid value: at least one of ipv4 and ipv6 must be set'],
+    ['both empty', { perNodeHostBits: 8, ipv4: '', ipv6: '' }, 'spec', 'Invalid value: at least one of ipv4 and ipv6 must be set'],
+    ['ipv4 holding an IPv6 range', { perNodeHostBits: 8, ipv4: 'fd00::/48' }, 'spec.ipv4', 'Invalid value: "fd00::/48": ipv4 must be an IPv4 CIDR'],
+    ['ipv6 holding an IPv4 range', { perNodeHostBits: 8, ipv6: '10.0.0.0/8' }, 'spec.ipv6', 'Invalid value: "10.0.0.0/8": ipv6 must be an IPv6 CIDR'],
+    ['ipv4 that is not a CIDR', { perNodeHostBits: 8, ipv4: '10.0.0.1' }, 'spec.ipv4', 'Invalid value: "10.0.0.1": ipv4 must be an IPv4 CIDR'],
     ['ipv4 longer than 64 bytes', { perNodeHostBits: 8, ipv4: `10.0.0.0/8${' '.repeat(60)}` }, 'spec.ipv4', 'Too long: may not be more than 64 bytes'],
-    ['perNodeHostBits below 4', { perNodeHostBits: 3, ipv4: '10.0.0.0/8' }, 'spec.perNodeHostBits', 'Invalid value: "integer": perNodeHostBits must be at least 4'],
+    ['perNodeHostBits below 4', { perNodeHostBits: 3, ipv4: '10.0.0.0/8' }, 'spec.perNodeHostBits', 'Invalid value: 3: perNodeHostBits must be at least 4'],
     ['perNodeHostBits missing', { ipv4: '10.0.0.0/8' }, 'spec.perNodeHostBits', 'Required value'],
     ['perNodeHostBits not an integer', { perNodeHostBits: '8', ipv4: '10.0.0.0/8' }, 'spec.perNodeHostBits', 'Invalid value: "string": spec.perNodeHostBits in body must be of type integer: "string"'],
     ['a selector requirement without operator', { perNodeHostBits: 8, ipv4: '10.0.0.0/8', nodeSelector: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'a' }] }] } }, 'spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].operator', 'Required value'],
@@ -75,8 +77,8 @@ describe('ClusterCIDR immutability', () => {
   const base = { perNodeHostBits: 8, ipv4: '10.0.0.0/16', ipv6: 'fd00::/48', nodeSelector: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'a', operator: 'Exists' }] }] } };
   it.each([
     ['perNodeHostBits', { perNodeHostBits: 10 }, [['spec.perNodeHostBits', 'perNodeHostBits is immutable']]],
-    ['ipv4', { ipv4: '10.2.0.0/16' }, [['spec.ipv4', 'ipv4 is immutable'], ['spec', 'ipv4 is immutable']]],
-    ['ipv6', { ipv6: 'fd02::/48' }, [['spec.ipv6', 'ipv6 is immutable'], ['spec', 'ipv6 is immutable']]],
+    ['ipv4', { ipv4: '10.2.0.0/16' }, [['spec', 'ipv4 is immutable'], ['spec.ipv4', 'ipv4 is immutable']]],
+    ['ipv6', { ipv6: 'fd02::/48' }, [['spec', 'ipv6 is immutable'], ['spec.ipv6', 'ipv6 is immutable']]],
     ['ipv6 removed', { ipv6: null }, [['spec', 'ipv6 is immutable']]],
     ['nodeSelector', { nodeSelector: { nodeSelectorTerms: [] } }, [['spec.nodeSelector', 'nodeSelector is immutable']]],
     ['nodeSelector removed', { nodeSelector: null }, [['spec', 'nodeSelector is immutable']]],
@@ -88,7 +90,8 @@ describe('ClusterCIDR immutability', () => {
       422,
       'Invalid',
     );
-    expect(st.details?.causes?.map((c) => [c.field, c.message?.replace(/^Invalid value: "\w+": /, '')])).toEqual(expected);
+    // spec's own rules come first; the value shown (a scalar's, none for an object) is left out here.
+    expect(st.details?.causes?.map((c) => [c.field, c.message?.replace(/^Invalid value: (?:"[^"]*"|-?\d+): /, '').replace(/^Invalid value: /, '')])).toEqual(expected);
   });
 
   it('treats an empty ipv4 and an absent one as the same value', async () => {

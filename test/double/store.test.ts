@@ -48,10 +48,15 @@ describe('Store', () => {
     expect(code(() => s.update('nodes', { metadata: { name: 'n' } }))).toBe(404);
   });
 
-  it('drops status on create for servicecidrs, keeps it for nodes, and defaults namespaces to Active', () => {
+  it('drops status on create for servicecidrs (leaving the empty struct), keeps it for nodes, and defaults namespaces to Active', () => {
     const s = new Store({ namespaces: [] });
-    expect(s.create('servicecidrs.networking.k8s.io', { metadata: { name: 's' }, spec: { cidrs: ['10.96.0.0/16'] }, status: { conditions: [] } }).status).toBeUndefined();
-    expect(s.create('nodes', { metadata: { name: 'n' }, status: { phase: 'Running' } }).status).toEqual({ phase: 'Running' });
+    expect(s.create('servicecidrs.networking.k8s.io', { metadata: { name: 's' }, spec: { cidrs: ['10.96.0.0/16'] }, status: { conditions: [{ type: 'Ready' }] } }).status).toEqual({});
+    // A Node's status as Go encodes it: its two struct fields always present.
+    expect(s.create('nodes', { metadata: { name: 'n' }, status: { phase: 'Running' } }).status).toEqual({
+      phase: 'Running',
+      daemonEndpoints: { kubeletEndpoint: { Port: 0 } },
+      nodeInfo: { machineID: '', systemUUID: '', bootID: '', kernelVersion: '', osImage: '', containerRuntimeVersion: '', kubeletVersion: '', kubeProxyVersion: '', operatingSystem: '', architecture: '' },
+    });
     expect(s.create('namespaces', { metadata: { name: 'x' } }).status).toEqual({ phase: 'Active' });
   });
 

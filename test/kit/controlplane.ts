@@ -11,6 +11,8 @@ import { repoRoot } from './cli.js';
 export interface ControlPlane {
   /** https://127.0.0.1:<port> */
   server: string;
+  /** The embedded etcd's client URL (http://127.0.0.1:<port>, no TLS): for compaction by tests. */
+  etcd: string;
   /** An admin kubeconfig (client certificate in system:masters). */
   kubeconfig: string;
   /** The state folder: pki/, etcd/, audit.log when an audit policy was given. */
@@ -57,10 +59,11 @@ export function controlPlaneUnavailable(): string | undefined {
 }
 
 /**
- * Builds (or finds in the cache) a command of test/controlplane: `controlplane` (the server) or
- * `oracle` (upstream's node-address functions); its path. Minutes the first time.
+ * Builds (or finds in the cache) a command of test/controlplane: `controlplane` (the server),
+ * `oracle` (upstream's node-address functions), `awsoracle` (cloud-provider-aws's), `upstream` and
+ * `benchnodes` (the side-by-side benchmark); its path. Minutes the first time.
  */
-export function buildControlPlane(command: 'controlplane' | 'oracle' = 'controlplane'): string {
+export function buildControlPlane(command: 'controlplane' | 'oracle' | 'awsoracle' | 'upstream' | 'benchnodes' = 'controlplane'): string {
   const known = built.get(command);
   if (known) return known;
   const why = controlPlaneUnavailable();
@@ -84,7 +87,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     stderr = (stderr + d.toString()).slice(-200_000);
   });
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const ready = await new Promise<{ server: string; kubeconfig: string }>((resolve, reject) => {
+  const ready = await new Promise<{ server: string; kubeconfig: string; etcd: string }>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`control plane not ready within 120 s:\n${stderr.slice(-4000)}`)), 120_000);
     child.stdout?.on('data', (d: Buffer) => {
@@ -93,7 +96,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       if (nl < 0) return;
       clearTimeout(timer);
       try {
-        resolve(JSON.parse(out.slice(0, nl)) as { server: string; kubeconfig: string });
+        resolve(JSON.parse(out.slice(0, nl)) as { server: string; kubeconfig: string; etcd: string });
       } catch (err) {
         reject(new Error(`control plane printed ${JSON.stringify(out.slice(0, nl))}: ${(err as Error).message}`));
       }
@@ -106,6 +109,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   let stopped: Promise<void> | undefined;
   return {
     server: ready.server,
+    etcd: ready.etcd,
     kubeconfig: ready.kubeconfig,
     dir,
     caFile: path.join(dir, 'pki', 'ca.crt'),

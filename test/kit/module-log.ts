@@ -7,8 +7,11 @@ import { fileURLToPath } from 'node:url';
 
 const hook = path.join(path.dirname(fileURLToPath(import.meta.url)), 'module-log-hook.mjs');
 
-/** Packages of the cloud SDKs (and what only they pull in): none may load unless asked for. */
-export const CLOUD_SDK_PACKAGES = ['@aws-sdk/', '@smithy/', '@google-cloud/', 'google-gax', 'google-auth-library', '@grpc/', 'protobufjs', '@azure/', '@azure-rest/', '@typespec/ts-http-runtime'];
+/**
+ * Packages of the cloud SDKs (and what only they pull in): none may load unless asked for. With
+ * them node-forge, which the azure adapter loads only to read a client certificate in PKCS#12.
+ */
+export const CLOUD_SDK_PACKAGES = ['@aws-sdk/', '@smithy/', '@google-cloud/', 'google-gax', 'google-auth-library', '@grpc/', 'protobufjs', '@azure/', '@azure-rest/', '@typespec/ts-http-runtime', 'node-forge'];
 
 export interface ModuleLog {
   env: NodeJS.ProcessEnv;

@@ -52,7 +52,7 @@ function candidate(identity: string, extra: Partial<LeaderElectionOptions> = {})
   cleanups.push(async () => { ac.abort(); await result; client.close(); });
   /** The takeover delay and the kind of acquisition the "acquired the lease" line gave. */
   const acquired = () => find('acquired the lease').map((l) => [l.from, l.takeoverDelayMs]);
-  return { client, elector, log, ac, result, signal: () => leaderSignal, startedAt: () => startedAt, acquired };
+  return { client, elector, log, ac, result, signal: () => leaderSignal, startedAt: () => startedAt, acquired, find };
 }
 
 const readLease = (client: KubeClient) => client.get<LeaseObject>(LEASES, 'node-address-ccm', { namespace: 'kube-system' });
@@ -115,6 +115,16 @@ describe('LeaderElector against the API server double', () => {
     expect(later.spec?.acquireTime).toBe(lease.spec?.acquireTime);
     // The gate lets writes through while leading.
     expect(a.elector.writeGate()).toBeGreaterThan(0);
+  });
+
+  it('a Lease that cannot be created is a warning each try (a 403 from RBAC on a real server), then created once it can', async () => {
+    await server();
+    api.faults.inject({ resource: 'leases.coordination.k8s.io', verb: 'create', status: 500, count: 2 });
+    const a = candidate('a');
+    await eventually(() => a.log.includes('started'), { timeoutMs: 8000, what: 'leading' });
+    // pino's warn is 40.
+    expect(a.find('cannot create the lease').map((l) => l.level)).toEqual([40, 40]);
+    expect(a.acquired()).toEqual([['created', WRITE_TIMEOUT]]);
   });
 
   it('only one of two candidates leads; release on cancel hands over quickly', async () => {

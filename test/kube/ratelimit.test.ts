@@ -42,6 +42,24 @@ describe('ItemExponentialRateLimiter', () => {
   ])('rejects base=%s max=%s naming %s', (base, max, field) => {
     expect(() => new ItemExponentialRateLimiter(base, max)).toThrow(field);
   });
+
+  it('with jitter, adds up to that fraction of the delay (the cap included) at random', () => {
+    const draws = [0, 0.999, 0.5, 0.5];
+    const l = new ItemExponentialRateLimiter<string>(100, 400, { jitter: 0.5, random: () => draws.shift() ?? 0 });
+    expect([l.when('a'), l.when('a'), l.when('a'), l.when('a')]).toEqual([100, 300, 500, 500]);
+    expect(() => new ItemExponentialRateLimiter(5, 10, { jitter: 1.5 })).toThrow('jitter: must be within 0..1, got 1.5');
+  });
+
+  it('items that failed together come back at different times', () => {
+    const l = new ItemExponentialRateLimiter<string>(5, 1_000_000, { jitter: 0.5 });
+    const nodes = Array.from({ length: 500 }, (_, i) => `n${i}`);
+    let delays: number[] = [];
+    for (let round = 0; round < 12; round++) delays = nodes.map((n) => l.when(n));
+    // 5 ms × 2^11 = 10.24 s, plus up to 5.12 s: spread over seconds, not one instant.
+    expect(Math.min(...delays)).toBeGreaterThanOrEqual(10_240);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(15_360);
+    expect(Math.max(...delays) - Math.min(...delays)).toBeGreaterThan(2_500);
+  });
 });
 
 describe('BucketRateLimiter', () => {
@@ -74,10 +92,15 @@ describe('MaxOfRateLimiter / default controller limiter', () => {
   });
 
   it('default: 100 distinct failing items pass the bucket with per-item delay only', () => {
-    const l = defaultControllerRateLimiter<string>(new FakeClock());
+    const l = defaultControllerRateLimiter<string>(new FakeClock(), () => 0);
     const delays = Array.from({ length: 100 }, (_, i) => l.when(`n${i}`));
     expect(new Set(delays)).toEqual(new Set([5]));
     expect(l.when('n100')).toBe(100);
+  });
+
+  it('default: the per-item delay has jitter of up to half again', () => {
+    const l = defaultControllerRateLimiter<string>(new FakeClock(), () => 0.999);
+    expect([l.when('a'), l.when('a'), l.when('a')]).toEqual([7, 15, 30]);
   });
 });
 

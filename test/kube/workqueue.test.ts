@@ -346,6 +346,38 @@ describe('runWorkers', () => {
     await q.shutDown();
     await pool.finished;
   });
+
+  it('pending items stay held until they settle while the worker takes the next batch; a rejection backs off', async () => {
+    const clock = new FakeClock();
+    const q = makeQueue(clock);
+    const batches: string[][] = [];
+    let settle: { ok: () => void; fail: (e: Error) => void } | undefined;
+    const pool = runBatchWorkers(q, 1, 10, async (items) => {
+      batches.push(items);
+      if (!items.includes('slow')) return undefined;
+      const later = new Promise<void>((ok, fail) => (settle = { ok: () => ok(), fail }));
+      return { pending: new Map([['slow', later]]) };
+    });
+    q.add('slow');
+    q.add('a');
+    await tick();
+    // The one worker is free again while 'slow' is pending; 'slow' is not handed out twice.
+    q.add('b');
+    q.add('slow');
+    await tick();
+    expect(batches).toEqual([['slow', 'a'], ['b']]);
+    expect(q.processingCount()).toBe(1);
+    settle!.fail(new Error('its own call failed'));
+    await tick();
+    // Added while it was held: queued again once done; and it backs off as a failure.
+    expect(q.numRequeues('slow')).toBe(1);
+    expect(batches).toEqual([['slow', 'a'], ['b'], ['slow']]);
+    settle!.ok();
+    await tick();
+    expect(q.numRequeues('slow')).toBe(0);
+    await q.shutDown({ drain: true });
+    await pool.finished;
+  });
 });
 
 describe('runBatchWorkers with gatherMs', () => {

@@ -190,9 +190,12 @@ describe('the controllers read nothing the node transform drops', () => {
       delete n.metadata.creationTimestamp;
       cluster.api.store.create('nodes', n as never);
     };
-    create(realisticNode('fresh-1', { nodeIP: '10.0.0.5', tainted: true }));
-    create(realisticNode('fresh-2', { tainted: false }));
-    create(realisticNode('held-1', { tainted: false, podCIDRs: ['10.244.9.0/24'] }));
+    // Each its own instance (index): two Nodes with one providerID would be refused.
+    create(realisticNode('fresh-1', { index: 1, nodeIP: '10.0.0.5', tainted: true }));
+    create(realisticNode('fresh-2', { index: 2, tainted: false }));
+    create(realisticNode('held-1', { index: 3, tainted: false, podCIDRs: ['10.244.9.0/24'] }));
+    // The cloud answers with the instance each kubelet named (an answer about another instance is refused).
+    for (const n of names) cloud.updateInstance(n, { providerID: (cluster.api.store.get('nodes', n) as unknown as NodeObject).spec!.providerID! });
     const options = resolveRunOptions({ cloudProvider: 'fake', controllers: '*,cloud-node-lifecycle', allocateNodeCidrs: true, clusterCidr: '10.244.0.0/16', leaderElect: 'false', nodeStatusUpdateFrequency: '300ms', nodeMonitorPeriod: '200ms' });
     const running = cluster.runManager(options, { provider: cloud, nodeTransform: (n) => recording(n, reads) as typeof n, auditIntervalMs: 200 });
     // Called at the start of each audit round, which then reads every cached node.
@@ -201,7 +204,7 @@ describe('the controllers read nothing the node transform drops', () => {
     const stored = (name: string) => cluster.api.store.get('nodes', name) as unknown as NodeObject;
     await eventually(() => !hasUninitializedTaint(stored('fresh-1')) && nodePodCIDRs(stored('fresh-2')).length > 0, { timeoutMs: 10_000, what: 'nodes initialised and allocated' });
     // A refresh round with a changed cloud address, and an audit round.
-    cloud.setInstance('fresh-2', { addresses: [ip('10.0.0.66')], zone: 'z1' });
+    cloud.updateInstance('fresh-2', { addresses: [ip('10.0.0.66')], zone: 'z1' });
     await eventually(() => stored('fresh-2').status?.addresses?.some((a) => a.address === '10.0.0.66') === true, { timeoutMs: 10_000, what: 'refresh' });
     // Two audit rounds after the refresh: the second is sure to read the refreshed cache.
     const auditsBefore = audits;

@@ -1,26 +1,10 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { NODE_ADDRESS_TYPES, type NodeAddress } from '../../src/model/node-address.js';
+import type { NodeAddress } from '../../src/model/node-address.js';
 import {
   NodeIPError, nodeAddressesFromNodeIP, parseIPSloppy, parseKubeletNodeIPFlag, parseNodeIPAnnotation,
 } from '../../src/nodeip/index.js';
-
-// IP texts in the odd spellings the parser must accept, plus near-misses it must reject.
-const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((p) => p.join('.'));
-const ipv6 = fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }).map((g) => g.map((x) => x.toString(16)).join(':'));
-const smallIPv4 = fc.constantFrom('10.0.0.1', '10.0.0.2', '010.000.000.002', '::ffff:10.0.0.1', '192.168.0.1', '0.0.0.0');
-const smallIPv6 = fc.constantFrom('fd00::1', 'fd00::2', 'FD00:0::2', '::', 'fd00:0:0:0:0:0:0:1');
-const ipText = fc.oneof(ipv4, ipv6, smallIPv4, smallIPv6);
-const junk = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', ' ', '1.2.3', 'fe80::1%eth0', '16909060', 'host-a'));
-const annotationText = fc.oneof(
-  fc.array(fc.oneof(ipText, junk), { minLength: 1, maxLength: 4 }).map((items) => items.join(',')),
-  fc.string({ maxLength: 40 }),
-);
-const cloudAddress: fc.Arbitrary<NodeAddress> = fc.record({
-  type: fc.constantFrom(...NODE_ADDRESS_TYPES),
-  address: fc.oneof(smallIPv4, smallIPv6, fc.constantFrom('node-a', 'a.example')),
-});
-const cloudList = fc.array(cloudAddress, { maxLength: 8 });
+import { annotationText, cloudList, ipText } from './arbitraries.js';
 
 describe('properties', () => {
   it('the annotation parser throws nothing but NodeIPError', () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { checkBooleanAnswers, checkMetadataAnswers } from '../../providers/answers.js';
 import { canonicalIP } from '../../providers/ip.js';
 import { isReservedLabelKey } from '../../src/model/label-keys.js';
-import type { NodeRef } from '../../providers/types.js';
+import { isBatchError, type NodeRef } from '../../providers/types.js';
 
 const asked: NodeRef[] = [{ name: 'a' }, { name: 'b' }];
 const meta = (over: Record<string, unknown> = {}) => ({ providerID: 'x://a', addresses: [{ type: 'InternalIP', address: '10.0.0.1' }], ...over });
@@ -64,10 +64,12 @@ describe('checkMetadataAnswers', () => {
     expect(r.notes).toEqual(['answers for 1 node(s) not asked about were dropped: "z"']);
   });
 
-  it('an answer that is not a Map is an error for every node', () => {
+  it('an answer that is not a Map is the batch\'s error: one BatchError for every node', () => {
     const r = checkMetadataAnswers('p', asked, { a: { kind: 'found', value: meta() } });
     expect([...r.results.values()].map((v) => v.kind)).toEqual(['error', 'error']);
     expect(errorText(r.results.get('a'))).toMatch(/not a Map of node name to outcome/);
+    const [a, b] = [...r.results.values()] as { error: Error }[];
+    expect(isBatchError(a!.error) && a!.error === b!.error).toBe(true);
   });
 });
 

@@ -2,19 +2,22 @@
 // initialised (a batched metadata round, the addresses, then one guarded metadata/spec patch that
 // also carries the pod CIDRs and removes the taint); initialised nodes get the beta → GA label
 // copy and, every --node-status-update-frequency, a batched address refresh.
-import type { CloudProvider, InstanceMetadata, InstanceResult, NodeRef } from '../../../providers/types.js';
+import type { CloudProvider, InstanceMetadata, InstanceResult } from '../../../providers/types.js';
 import { realClock, type Clock, type ClockTimer } from '../../kube/clock.js';
 import { isConflict, isInvalid, isNotFound, writeOutcome } from '../../kube/errors.js';
-import { RetryLaterError, runBatchWorkers, WorkQueue, type BatchResult, type WorkerPool } from '../../kube/workqueue.js';
+import { RetryLaterError, runBatchWorkers, WorkQueue, type BatchResult, type HandlerResult, type WorkerPool } from '../../kube/workqueue.js';
 import type { Registry } from 'prom-client';
 import { silentLogger, WarningSummary, type Logger } from '../../log.js';
-import { forEachLimited } from '../../util/limit.js';
+import { forEachLimited, limiter } from '../../util/limit.js';
 import { betaToGALabelUpdates } from '../labels.js';
 import { cloudNodeMetrics, type CloudNodeMetrics } from '../metrics.js';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../../model/node.js';
 import type { PodCIDRClaims } from '../nodeipam/claims.js';
 import type { AddressExclusion } from '../../nodeip/index.js';
 import type { NodeCache, NodeEventSink, NodeWriter } from '../seams.js';
+import { ProviderCalls, type AskedApart } from '../provider-calls/calls.js';
+import { ProviderIDEventReason, refuseAnswer } from '../provider-ids/decide.js';
+import { instanceKeyOf, ProviderIDIndex } from '../provider-ids/live-index.js';
 import {
   addressesPatch, EventReason, initializationPatch, decideAddressRefresh, decideInitialization, rejectedLabelMessage, SYNCED_MESSAGE,
   type AddressPolicy, type InitBlocked, type MetaSpecPatch, type RejectedLabel,
@@ -52,6 +55,8 @@ export interface CloudNodeControllerOptions {
   notReadyRetryMs?: number;
   /** Node writes in flight per worker (default 8). */
   writesPerWorker?: number;
+  /** The live Nodes' providerIDs, shared with the lifecycle controller; absent: kept here from `nodes`. */
+  providerIDs?: ProviderIDIndex;
 }
 
 type SyncOutcome = { ok: true; requeueAfterMs?: number } | { ok: false; error: unknown };
@@ -71,6 +76,8 @@ function stayTaintedSummary(reason: string, count: number): string {
     case EventReason.InstanceNotFound: return `${count} nodes are not known to the cloud provider; they stay tainted`;
     case EventReason.InvalidNodeIP: return `${count} nodes have a provided-node-ip annotation the cloud's addresses cannot satisfy; they stay tainted`;
     case EventReason.MissingProviderID: return `${count} nodes have no providerID, from the node or the cloud; they stay tainted`;
+    case ProviderIDEventReason.Mismatch: return `the cloud answered for ${count} nodes with another instance's providerID; they stay tainted`;
+    case ProviderIDEventReason.InUse: return `${count} nodes would have an instance another live Node already has; they stay tainted`;
     default: return `${count} nodes stay tainted: ${reason}`;
   }
 }
@@ -81,6 +88,8 @@ function refreshSummary(reason: string, count: number): string {
     case EventReason.CloudError: return `address refresh skipped for ${count} nodes: the cloud provider could not answer`;
     case EventReason.InvalidNodeIP: return `addresses of ${count} nodes not updated: their provided-node-ip annotation is no longer satisfiable`;
     case EventReason.UpdateFailed: return `failed to update the addresses of ${count} nodes`;
+    case ProviderIDEventReason.Mismatch: return `addresses of ${count} nodes not updated: the cloud answered with another instance's providerID`;
+    case ProviderIDEventReason.InUse: return `addresses of ${count} nodes not updated: another live Node has the same instance`;
     default: return `address refresh: ${count} nodes: ${reason}`;
   }
 }
@@ -115,6 +124,10 @@ export class CloudNodeController {
    */
   readonly #unconfirmed = new Map<string, { uid: string | undefined; providerID: string | undefined }>();
   readonly #abort = new AbortController();
+  /** Every provider call goes through here: a batch that fails as a whole is split, a node that fails alone is asked alone. */
+  readonly #calls: ProviderCalls;
+  /** Which live Node has which instance: an answer naming another Node's instance is refused. */
+  readonly #ids: ProviderIDIndex;
 
   /** The gate, the exclusion and the provider's family hint, as every address decision takes them. */
   readonly #addressPolicy: AddressPolicy;
@@ -132,6 +145,8 @@ export class CloudNodeController {
     this.#metrics = options.registry ? cloudNodeMetrics(options.registry) : undefined;
     this.queue = new WorkQueue<string>({ name: CLOUD_NODE_QUEUE, clock: this.#clock, registry: options.registry });
     const provider = options.provider;
+    this.#calls = new ProviderCalls({ provider, registry: options.registry, clock: this.#clock, logger: this.#log });
+    this.#ids = options.providerIDs ?? new ProviderIDIndex(instanceKeyOf(provider));
     this.#addressPolicy = {
       allowDualStack: options.allowDualStack,
       ...(options.excludeAddresses ? { exclude: options.excludeAddresses } : {}),
@@ -145,6 +160,7 @@ export class CloudNodeController {
   }
 
   start(): void {
+    if (!this.#o.providerIDs) this.#ids.attach(this.#o.nodes);
     this.#o.nodes.addHandlers({
       add: (node) => this.#maybeEnqueue(node),
       update: (_old, node) => this.#maybeEnqueue(node),
@@ -153,6 +169,7 @@ export class CloudNodeController {
         // A late delete of an earlier node of the name leaves the memory of the current one alone.
         if (this.#awaitingWatch.get(name) === node.metadata.uid) this.#awaitingWatch.delete(name);
         if (this.#unconfirmed.get(name)?.uid === node.metadata.uid) this.#unconfirmed.delete(name);
+        this.#calls.forget(node);
       },
     });
     this.#pool = runBatchWorkers(this.queue, this.#o.workers, this.#o.maxBatch, (names) => this.#syncBatch(names), { logger: this.#log, gatherMs: this.#o.gatherMs ?? 0, gatherMaxMs: this.#o.gatherMaxMs ?? 0 });
@@ -203,45 +220,52 @@ export class CloudNodeController {
     }
     if (tainted.length === 0) return { failed };
 
-    const answers = await this.#metadata(tainted, 'initialise');
-    // One provider round for the batch; the writes go out a few at a time per worker. Why nodes
-    // stay tainted is logged once per batch and reason: a cloud outage hits every node at once.
+    // One provider round for the batch (split in halves when it fails as a whole); each node's
+    // writes start as soon as its answer is in, a few at a time per worker. Why nodes stay
+    // tainted is logged once per batch and reason: a cloud outage hits every node at once.
     const warnings = new WarningSummary();
-    await forEachLimited(tainted, this.#o.writesPerWorker, async (node) => {
-      const name = node.metadata.name;
-      const outcome = await this.#initialize(node, answers.get(name), warnings);
-      if (outcome.ok) {
-        if (outcome.requeueAfterMs !== undefined) results.set(name, { requeueAfterMs: outcome.requeueAfterMs });
-      } else {
-        failed.set(name, outcome.error);
-      }
+    const write = limiter(this.#o.writesPerWorker);
+    const writes: Promise<void>[] = [];
+    const { alone } = await this.#metadata(tainted, 'initialise', (node, answer) => {
+      writes.push(write(() => this.#initialize(node, answer, warnings)).then((outcome) => {
+        const name = node.metadata.name;
+        if (!outcome.ok) failed.set(name, outcome.error);
+        else if (outcome.requeueAfterMs !== undefined) results.set(name, { requeueAfterMs: outcome.requeueAfterMs });
+      }));
     });
-    warnings.flush(this.#log, stayTaintedSummary, (reason) => `kubectl get events --field-selector reason=${reason} lists every node`);
-    return { failed, results };
+    await Promise.all(writes);
+    this.#flushStayTainted(warnings);
+    // Nodes that failed alone before are asked in calls of their own: the batch does not wait for
+    // them, and each stays with this batch until its own answer is written.
+    const pending = new Map<string, Promise<HandlerResult | void>>();
+    for (const node of tainted) {
+      const answer = alone.get(node.metadata.name);
+      if (!answer) continue;
+      pending.set(node.metadata.name, answer.then(async (a) => {
+        const own = new WarningSummary();
+        const outcome = await write(() => this.#initialize(node, a, own));
+        this.#flushStayTainted(own);
+        if (!outcome.ok) throw outcome.error;
+        return outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : undefined;
+      }));
+    }
+    return { failed, results, pending };
   }
 
-  async #metadata(nodes: readonly NodeObject[], purpose: 'initialise' | 'refresh'): Promise<Map<string, InstanceResult<InstanceMetadata>>> {
-    const refs: NodeRef[] = nodes.map((n) => {
-      const ref: NodeRef = { name: n.metadata.name };
-      if (n.spec?.providerID) ref.providerID = n.spec.providerID;
-      if (n.metadata.labels) ref.labels = n.metadata.labels;
-      return ref;
-    });
-    const provider = this.#o.provider.name;
+  #flushStayTainted(warnings: WarningSummary): void {
+    warnings.flush(this.#log, stayTaintedSummary, (reason) => `kubectl get events --field-selector reason=${reason} lists every node`);
+  }
+
+  /** The batch's instance metadata; `onAnswer` hears each node's as soon as its call returns. */
+  async #metadata(
+    nodes: readonly NodeObject[],
+    purpose: 'initialise' | 'refresh',
+    onAnswer?: (node: NodeObject, answer: InstanceResult<InstanceMetadata> | undefined) => void,
+  ): Promise<AskedApart<InstanceMetadata>> {
     const started = this.#clock.now();
-    try {
-      const answers = await this.#o.provider.instancesMetadata(refs, this.#abort.signal);
-      const partial = [...answers.values()].some((a) => a.kind === 'error');
-      this.#metrics?.cloudCalls.inc({ provider, operation: 'instancesMetadata', result: partial ? 'partial' : 'success' });
-      this.#log.debug({ purpose, nodes: refs.length, ms: this.#clock.now() - started }, 'instance metadata for a batch of nodes');
-      return answers;
-    } catch (error) {
-      this.#metrics?.cloudCalls.inc({ provider, operation: 'instancesMetadata', result: 'error' });
-      const err = error instanceof Error ? error : new Error(String(error));
-      return new Map(refs.map((r) => [r.name, { kind: 'error', error: err, retryable: true } as const]));
-    } finally {
-      this.#metrics?.cloudCallDuration.observe({ provider, operation: 'instancesMetadata' }, (this.#clock.now() - started) / 1000);
-    }
+    const asked = await this.#calls.askApart('instancesMetadata', nodes, this.#abort.signal, onAnswer);
+    this.#log.debug({ purpose, nodes: nodes.length, ms: this.#clock.now() - started }, 'instance metadata for a batch of nodes');
+    return asked;
   }
 
   async #initialize(node: NodeObject, answer: InstanceResult<InstanceMetadata> | undefined, warnings: WarningSummary): Promise<SyncOutcome> {
@@ -323,6 +347,15 @@ export class CloudNodeController {
   /** The next write of an initialisation, planned on the node as read: the addresses, then the rest. */
   #nextWrite(node: NodeObject, metadata: InstanceMetadata): InitStep {
     const name = node.metadata.name;
+    // The answer must be this node's own: its providerID names the node's instance, and no other
+    // live Node's. Checked and claimed in one step, so a second node of the batch answered with
+    // the same instance is refused before anything of it is written.
+    const refused = refuseAnswer(node, metadata.providerID, this.#o.provider.name, this.#ids);
+    if (refused) {
+      this.#ids.release(node);
+      return { kind: 'blocked', reason: refused.reason, message: refused.message };
+    }
+    if (!node.spec?.providerID && metadata.providerID) this.#ids.claim(node, metadata.providerID);
     const decision = decideInitialization(node, metadata, this.#addressPolicy);
     if (decision.kind === 'blocked') return decision;
     // Guarded too: the addresses were chosen by the annotation of this very version.
@@ -428,7 +461,11 @@ export class CloudNodeController {
     for (let i = 0; i < nodes.length && !this.#stopped; i += this.#o.maxBatch) {
       const chunk = nodes.slice(i, i + this.#o.maxBatch);
       stats.cloudCalls++;
-      const answers = await this.#metadata(chunk, 'refresh');
+      const { answers, alone } = await this.#metadata(chunk, 'refresh');
+      for (const [name, answer] of alone) {
+        const a = await answer;
+        if (a) answers.set(name, a);
+      }
       // Writes are bounded like the initialising workers': --concurrent-node-syncs × writesPerWorker.
       await forEachLimited(chunk, this.#o.workers * this.#o.writesPerWorker, async (node) => {
         if (this.#stopped) return;
@@ -436,6 +473,14 @@ export class CloudNodeController {
         const answer = answers.get(name);
         if (!answer || answer.kind !== 'found') {
           if (answer?.kind === 'error') warnings.add(EventReason.CloudError, { node: name, err: answer.error.message, message: 'address refresh skipped' });
+          return;
+        }
+        // Another instance's addresses are never this node's.
+        const refused = refuseAnswer(node, answer.value.providerID, this.#o.provider.name, this.#ids);
+        if (refused) {
+          stats.warned++;
+          this.#o.events.emit(node, 'Warning', refused.reason, `addresses not updated: ${refused.message}`);
+          warnings.add(refused.reason, { node: name, message: `addresses not updated: ${refused.message}` });
           return;
         }
         const decision = decideAddressRefresh(node, answer.value, this.#addressPolicy);

@@ -10,6 +10,10 @@ import type { NodeObject } from '../../model/node.js';
 import type { Registry } from 'prom-client';
 import { realClock, type Clock } from '../../kube/clock.js';
 import { cloudNodeMetrics } from '../metrics.js';
+import type { Logger } from '../../log.js';
+import { nodeRef, ProviderCalls } from '../provider-calls/calls.js';
+import { refuseAnswer, type InstanceIdentity } from '../provider-ids/decide.js';
+import { instanceKeyOf } from '../provider-ids/live-index.js';
 
 export type CloudRangeResult =
   /** `notes`: how the ranges were chosen; `exclusive`: refuse (never write) a range that clashes. */
@@ -33,12 +37,15 @@ export interface CloudRanges {
  * the calls count in the cloud-call metrics the cloud node controller uses
  * (cloudprovider_requests_total, …_duration_seconds). `signal` (the leadership term) cancels calls in flight.
  */
-export function cloudRangesFromProvider(provider: CloudProvider, options: { registry?: Registry; clock?: Clock; signal?: AbortSignal } = {}): CloudRanges {
+export function cloudRangesFromProvider(provider: CloudProvider, options: { registry?: Registry; clock?: Clock; signal?: AbortSignal; logger?: Logger } = {}): CloudRanges {
   const metrics = options.registry ? cloudNodeMetrics(options.registry) : undefined;
   const clock = options.clock ?? realClock;
-  const labels = { provider: provider.name, operation: 'instancesMetadata' };
-  const refOf = (node: NodeObject) => ({ name: node.metadata.name, ...(node.spec?.providerID ? { providerID: node.spec.providerID } : {}), labels: node.metadata.labels ?? {} });
+  // A batch that fails as a whole is split, a node that fails alone is asked alone: ProviderCalls.
+  const calls = new ProviderCalls({ provider, ...(options.registry ? { registry: options.registry } : {}), clock, ...(options.logger ? { logger: options.logger } : {}) });
   const ask = provider.requestPodCIDRs?.bind(provider);
+  // Ranges from an answer about another instance are never the node's (other Nodes' claims on an
+  // instance are the cloud node controller's to judge; ranges clashing with theirs are caught below).
+  const identity: InstanceIdentity = { keyOf: instanceKeyOf(provider), holderOf: () => undefined };
   return {
     ...(ask
       ? {
@@ -46,7 +53,7 @@ export function cloudRangesFromProvider(provider: CloudProvider, options: { regi
           const op = { provider: provider.name, operation: 'requestPodCIDRs' };
           const started = clock.now();
           try {
-            const outcome = await ask(refOf(node), request, options.signal);
+            const outcome = await ask(nodeRef(node), request, options.signal);
             metrics?.cloudCalls.inc({ ...op, result: outcome.kind === 'done' ? 'success' : 'error' });
             return outcome;
           } finally {
@@ -58,31 +65,20 @@ export function cloudRangesFromProvider(provider: CloudProvider, options: { regi
     async rangesFor(nodes) {
       const out = new Map<string, CloudRangeResult>();
       if (nodes.length === 0) return out;
-      const refs = nodes.map(refOf);
-      let answers;
-      const started = clock.now();
-      try {
-        answers = await provider.instancesMetadata(refs, options.signal);
-        const partial = refs.some((r) => (answers!.get(r.name)?.kind ?? 'error') === 'error');
-        metrics?.cloudCalls.inc({ ...labels, result: partial ? 'partial' : 'success' });
-      } catch (err) {
-        metrics?.cloudCalls.inc({ ...labels, result: 'error' });
-        const error = err instanceof Error ? err : new Error(String(err));
-        for (const r of refs) out.set(r.name, { kind: 'error', error });
-        return out;
-      } finally {
-        metrics?.cloudCallDuration.observe(labels, (clock.now() - started) / 1000);
-      }
-      for (const { name } of refs) out.set(name, rangeResult(provider.name, name, answers.get(name)));
+      const answers = await calls.ask('instancesMetadata', nodes, options.signal);
+      for (const node of nodes) out.set(node.metadata.name, rangeResult(provider.name, node, answers.get(node.metadata.name), identity));
       return out;
     },
   };
 }
 
-function rangeResult(provider: string, node: string, res: InstanceResult<InstanceMetadata> | undefined): CloudRangeResult {
+function rangeResult(provider: string, of: NodeObject, res: InstanceResult<InstanceMetadata> | undefined, identity: InstanceIdentity): CloudRangeResult {
+  const node = of.metadata.name;
   if (!res) return { kind: 'error', error: new Error(`provider ${provider} gave no answer for node ${node}`) };
   if (res.kind === 'error') return { kind: 'error', error: res.error };
   if (res.kind === 'notFound') return { kind: 'none', reason: `the instance is not known to provider ${provider}${res.reason ? `: ${res.reason}` : ''}` };
+  const refused = refuseAnswer(of, res.value.providerID, provider, identity);
+  if (refused) return { kind: 'error', error: new Error(refused.message) };
   const podCIDRs = res.value.podCIDRs ?? [];
   const details = res.value.podCIDRDetails ?? {};
   if (podCIDRs.length === 0) {

@@ -13,6 +13,15 @@ export interface RangeAllocatorOptions extends CIDRAllocatorOptions {
   leaveTaintedNodes: boolean;
 }
 
+/**
+ * Writes of pod CIDRs in flight at once, as kube-controller-manager's range allocator runs them
+ * (cidrUpdateWorkers in pkg/controller/nodeipam/ipam/cidr_allocator.go, 30 since 1.8): a cluster
+ * of 10,000 new nodes waits for 10,000 PATCHes, and one at a time they were 2.4× KCM's time
+ * (bench upstream, 1,000 nodes). A worker takes its node's blocks from the ledger synchronously
+ * before its write, and a node is never in two workers at once, so no two writes carry one block.
+ */
+export const RANGE_ALLOCATOR_WRITE_WORKERS = 30;
+
 export class RangeAllocator extends CIDRAllocatorLoop implements PodCIDRClaims {
   readonly #leaveTaintedNodes: boolean;
   /** Nodes that found no free block: retried at once when a pool is added or a node released. */

@@ -5,12 +5,14 @@
 // uid) once the Node is past its start-up grace period and two answers a period apart agree; a
 // shut-down one is tainted. A provider that cannot answer leaves the node for next period.
 import type { Registry } from 'prom-client';
-import type { CloudProvider, InstanceResult, NodeRef } from '../../../providers/types.js';
+import type { CloudProvider, InstanceResult } from '../../../providers/types.js';
 import { realClock, type Clock, type ClockTimer } from '../../kube/clock.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { silentLogger, WarningSummary, type Logger } from '../../log.js';
 import { forEachLimited } from '../../util/limit.js';
-import { cloudNodeMetrics, type CloudNodeMetrics } from '../metrics.js';
+import { ProviderCalls } from '../provider-calls/calls.js';
+import type { InstanceHolder } from '../provider-ids/decide.js';
+import { instanceKeyOf, ProviderIDIndex } from '../provider-ids/live-index.js';
 import type { NodeObject } from '../../model/node.js';
 import type { NodeCache, NodeDeleter, NodeEventSink, NodeWriter } from '../seams.js';
 import { lifecycleMetrics, type LifecycleMetrics } from './metrics.js';
@@ -35,6 +37,8 @@ export interface CloudNodeLifecycleControllerOptions {
   registry?: Registry;
   logger?: Logger;
   clock?: Clock;
+  /** The live Nodes' providerIDs, shared with the cloud node controller; absent: kept here from `nodes`. */
+  providerIDs?: ProviderIDIndex;
 }
 
 /** What one pass did (logged, and returned for tests and benchmarks). */
@@ -62,7 +66,9 @@ export class CloudNodeLifecycleController {
   readonly #o: Required<Pick<CloudNodeLifecycleControllerOptions, 'maxBatch' | 'writeConcurrency' | 'conflictRetries' | 'startupGraceMs'>> & CloudNodeLifecycleControllerOptions;
   readonly #log: Logger;
   readonly #clock: Clock;
-  readonly #calls: CloudNodeMetrics | undefined;
+  readonly #calls: ProviderCalls;
+  /** Which live Node has which instance: a Node whose instance another Node also has is left alone. */
+  readonly #ids: ProviderIDIndex;
   readonly #metrics: LifecycleMetrics | undefined;
   readonly #abort = new AbortController();
   #timer: ClockTimer | undefined;
@@ -80,7 +86,8 @@ export class CloudNodeLifecycleController {
     this.#o = { maxBatch, writeConcurrency: 16, conflictRetries: 3, ...options, startupGraceMs };
     this.#log = (options.logger ?? silentLogger).child({ controller: 'cloud-node-lifecycle' });
     this.#clock = options.clock ?? realClock;
-    this.#calls = options.registry ? cloudNodeMetrics(options.registry) : undefined;
+    this.#calls = new ProviderCalls({ provider: options.provider, registry: options.registry, clock: this.#clock, logger: this.#log });
+    this.#ids = options.providerIDs ?? new ProviderIDIndex(instanceKeyOf(options.provider)).attach(options.nodes);
     this.#metrics = options.registry ? lifecycleMetrics(options.registry) : undefined;
   }
 
@@ -123,17 +130,25 @@ export class CloudNodeLifecycleController {
     const stats: MonitorStats = { nodes: nodes.length, notReady: 0, deleted: 0, tainted: 0, untainted: 0, unanswered: 0, deferred: 0, failed: 0, providerCalls: 0 };
     const untaint: NodeObject[] = [];
     const askExists: Pending[] = [];
+    const shared: Array<[NodeObject, LifecycleDecision]> = [];
     for (const node of nodes) {
-      const d = decideLifecycle(node, {}, this.#o.provider.name);
+      let d = decideLifecycle(node, {}, this.#o.provider.name);
+      // Only a Node that would be asked about is looked up: the index is not read for Ready ones.
+      if (d.kind === 'askExists') {
+        const other = this.#sharedWith(node);
+        if (other) d = decideLifecycle(node, {}, this.#o.provider.name, undefined, other);
+      }
       if (d.kind === 'removeTaint') untaint.push(node);
       else if (d.kind === 'askExists') askExists.push({ node, answers: {} });
+      else if (d.kind === 'leave') shared.push([node, d]);
     }
     // A missing answer counts only while the Node stays not Ready and in the cache.
     const asking = new Set(askExists.map((p) => p.node.metadata.name));
     for (const name of this.#missingSince.keys()) if (!asking.has(name)) this.#missingSince.delete(name);
     const warnings = new WarningSummary();
-    stats.notReady = askExists.length;
+    stats.notReady = askExists.length + shared.length;
     await forEachLimited(untaint, this.#o.writeConcurrency, (node) => this.#setTaint(node, 'remove', stats));
+    for (const [node, d] of shared) await this.#act(node, d, stats, warnings);
 
     for (let i = 0; i < askExists.length && !this.#stopped; i += this.#o.maxBatch) {
       const chunk = askExists.slice(i, i + this.#o.maxBatch);
@@ -159,7 +174,9 @@ export class CloudNodeLifecycleController {
     }
     warnings.flush(this.#log, (reason, count) => (reason === LifecycleEventReason.DeleteDeferred
       ? `${count} not-Ready nodes' instances are reported missing; their deletion waits`
-      : `cannot tell whether the instances of ${count} not-Ready nodes exist or are shut down (${reason}); left alone until the next period`));
+      : reason === 'sharedInstance'
+        ? `${count} not-Ready nodes have an instance another Node also has; they are neither deleted nor tainted`
+        : `cannot tell whether the instances of ${count} not-Ready nodes exist or are shut down (${reason}); left alone until the next period`));
     return stats;
   }
 
@@ -179,8 +196,19 @@ export class CloudNodeLifecycleController {
     return { now, startupGraceMs: this.#o.startupGraceMs, confirmAfterMs: this.#o.monitorPeriodMs, ...(since ? { missingSince: since.at } : {}) };
   }
 
+  /** Another live Node with the instance `node`'s providerID names, if any. */
+  #sharedWith(node: NodeObject): InstanceHolder | undefined {
+    const id = node.spec?.providerID;
+    return id ? this.#ids.otherHolder(node, id) : undefined;
+  }
+
   async #act(node: NodeObject, d: LifecycleDecision, stats: MonitorStats, warnings: WarningSummary): Promise<void> {
     const name = node.metadata.name;
+    // The answers took a while: a Node that came to share its instance meanwhile is not acted on.
+    if (d.kind === 'delete' || d.kind === 'addTaint') {
+      const other = this.#sharedWith(node);
+      if (other) d = decideLifecycle(node, {}, this.#o.provider.name, undefined, other);
+    }
     switch (d.kind) {
       case 'delete':
         return this.#delete(node, d.uid, d.message, stats);
@@ -194,6 +222,11 @@ export class CloudNodeLifecycleController {
       case 'leave':
         stats.unanswered++;
         this.#metrics?.unanswered.inc({ reason: d.reason });
+        if (d.reason === 'sharedInstance') {
+          this.#o.events.emit(node, 'Warning', LifecycleEventReason.SharedInstance, d.message);
+          warnings.add(d.reason, { node: name, message: d.message });
+          return;
+        }
         warnings.add(d.reason, { node: name, err: d.detail, message: 'cannot tell whether the instance exists or is shut down; node left alone until the next period' });
         return;
       default:
@@ -201,29 +234,13 @@ export class CloudNodeLifecycleController {
     }
   }
 
-  /** One provider call for the chunk; a rejected call counts as an error answer for every node in it. */
+  /**
+   * The chunk's answers: one provider round, split in halves when a call fails as a whole (a
+   * node left unanswered is an error answer, never "gone").
+   */
   async #ask(operation: 'instancesExist' | 'instancesShutdown', chunk: readonly Pending[], stats: MonitorStats): Promise<Map<string, InstanceResult<boolean>>> {
-    const refs: NodeRef[] = chunk.map(({ node }) => {
-      const ref: NodeRef = { name: node.metadata.name };
-      if (node.spec?.providerID) ref.providerID = node.spec.providerID;
-      if (node.metadata.labels) ref.labels = node.metadata.labels;
-      return ref;
-    });
-    const provider = this.#o.provider.name;
-    const started = this.#clock.now();
     stats.providerCalls++;
-    try {
-      const answers = await this.#o.provider[operation](refs, this.#abort.signal);
-      const partial = [...answers.values()].some((a) => a.kind === 'error');
-      this.#calls?.cloudCalls.inc({ provider, operation, result: partial ? 'partial' : 'success' });
-      return answers;
-    } catch (error) {
-      this.#calls?.cloudCalls.inc({ provider, operation, result: 'error' });
-      const err = error instanceof Error ? error : new Error(String(error));
-      return new Map(refs.map((r) => [r.name, { kind: 'error', error: err, retryable: true } as const]));
-    } finally {
-      this.#calls?.cloudCallDuration.observe({ provider, operation }, (this.#clock.now() - started) / 1000);
-    }
+    return this.#calls.ask(operation, chunk.map((p) => p.node), this.#abort.signal);
   }
 
   async #delete(node: NodeObject, uid: string, message: string, stats: MonitorStats): Promise<void> {

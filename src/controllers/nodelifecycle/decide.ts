@@ -4,6 +4,7 @@
 // each answer, and turns the final decision into at most one API write.
 import type { InstanceResult } from '../../../providers/types.js';
 import type { NodeObject, Taint } from '../../model/node.js';
+import { ProviderIDEventReason, sharedInstanceMessage, type InstanceHolder } from '../provider-ids/decide.js';
 
 /** The taint a node gets while its instance is shut down (key as the cloud-provider library sets it). */
 export const SHUTDOWN_TAINT_KEY = 'node.cloudprovider.kubernetes.io/shutdown';
@@ -19,6 +20,8 @@ export const LifecycleEventReason = {
   DeleteDeferred: 'DeletingNodeDeferred',
   /** Warning: the DELETE failed (other than "already gone" or "re-created"). */
   DeleteFailed: 'DeletingNodeFailed',
+  /** Warning: another Node has the same instance: this one is neither deleted nor tainted. */
+  SharedInstance: ProviderIDEventReason.InUse,
 } as const;
 
 /**
@@ -81,7 +84,9 @@ export type LifecycleDecision =
   /** The instance is shut down: add the shutdown taint. */
   | { kind: 'addTaint' }
   /** The provider could not answer (error, no answer, no uid to guard with): leave it, ask again next period. */
-  | { kind: 'leave'; reason: 'providerError' | 'noAnswer' | 'noUID' | 'vanished'; detail: string };
+  | { kind: 'leave'; reason: 'providerError' | 'noAnswer' | 'noUID' | 'vanished'; detail: string }
+  /** Another live Node has the same instance: which of them the instance's state is about is unknown. */
+  | { kind: 'leave'; reason: 'sharedInstance'; detail: string; message: string };
 
 /** The DeletingNode event message. */
 export function deletingMessage(nodeName: string, provider: string, reason?: string): string {
@@ -118,11 +123,17 @@ function deferral(node: NodeObject, provider: string, guard: DeletionGuard): Lif
  * provider could not establish is never deleted, nor one whose missing instance the guard does
  * not trust yet; shut down is only asked of instances that exist.
  */
-export function decideLifecycle(node: NodeObject, answers: LifecycleAnswers, provider: string, guard?: DeletionGuard): LifecycleDecision {
+export function decideLifecycle(node: NodeObject, answers: LifecycleAnswers, provider: string, guard?: DeletionGuard, sharedWith?: InstanceHolder): LifecycleDecision {
   if (Object.prototype.hasOwnProperty.call(node.metadata.labels ?? {}, LIFECYCLE_EXCLUDE_LABEL)) return { kind: 'none', why: 'excluded' };
   if (readyStatus(node) === 'True') return hasShutdownTaint(node) ? { kind: 'removeTaint' } : { kind: 'none', why: 'ready' };
   // Already on its way out (finalizers pending): a second DELETE or a taint would change nothing.
   if (node.metadata.deletionTimestamp) return { kind: 'none', why: 'beingDeleted' };
+  // Deliberate deviation (README): two Nodes claim one instance; an answer about it could be about
+  // either, so neither is deleted or tainted on it.
+  if (sharedWith) {
+    const message = sharedInstanceMessage(node, sharedWith);
+    return { kind: 'leave', reason: 'sharedInstance', detail: message, message };
+  }
 
   const exists = answers.exists;
   if (exists === undefined) return { kind: 'askExists' };

@@ -24,7 +24,7 @@ export function lifecycleMetrics(registry: Registry): LifecycleMetrics {
     })),
     unanswered: getOrCreate(registry, 'cloud_node_lifecycle_unanswered_total', () => new Counter({
       name: 'cloud_node_lifecycle_unanswered_total',
-      help: 'Not-Ready nodes left alone for a period because the cloud provider could not answer for them, by reason.',
+      help: 'Not-Ready nodes left alone for a period because the cloud provider could not answer for them, or (reason sharedInstance) another Node has the same instance, by reason.',
       labelNames: ['reason'] as const, registers,
     })),
     monitorDuration: getOrCreate(registry, 'cloud_node_lifecycle_monitor_duration_seconds', () => new Histogram({

@@ -84,6 +84,72 @@ describe('CloudNodeController', () => {
     expect(metrics.map((m) => m.name)).toContain('node_controller_cloud_provider_taint_removal_delay_seconds');
   });
 
+  it('one node whose batches fail costs only its own answer; afterwards it is asked alone and a hang of its own blocks no one', async () => {
+    const { store, events, cloud, controller } = setup({ workers: 1 });
+    for (let i = 0; i < 50; i++) {
+      cloud.setInstance(`n${i}`, { addresses: [ip(`10.0.0.${i + 1}`)] });
+      store.put(makeNode({ name: `n${i}`, uid: `uid-n${i}` }));
+    }
+    cloud.poisonBatches('n17', 'reject', 'the inventory chokes on n17');
+    controller.start();
+    await eventually(() => [...store.nodes.values()].filter((n) => !hasUninitializedTaint(n)).length === 49, { what: '49 nodes initialised' });
+    // In the first round: the batch, then halves down to n17 alone.
+    const firstRound = cloud.callCount();
+    expect(firstRound).toBeLessThanOrEqual(1 + 2 * Math.ceil(Math.log2(50)));
+    expect(hasUninitializedTaint(store.nodes.get('n17')!)).toBe(true);
+    const warnings = events.events.filter((e) => e.type === 'Warning');
+    expect(new Set(warnings.map((e) => e.node))).toEqual(new Set(['n17']));
+    expect(warnings[0]?.message).toBe('failed to get instance metadata from cloud provider fake: the inventory chokes on n17');
+    // Now its calls hang: it is asked alone, and nodes joining meanwhile go through at once, with
+    // one worker, though its call never returns.
+    cloud.poisonBatches('n17', 'hang');
+    await eventually(() => cloud.calls.slice(firstRound).some((c) => c.nodes.join() === 'n17'), { what: 'n17 retried alone' });
+    for (let i = 50; i < 60; i++) {
+      cloud.setInstance(`n${i}`, { addresses: [ip(`10.0.1.${i}`)] });
+      store.put(makeNode({ name: `n${i}`, uid: `uid-n${i}` }));
+    }
+    await eventually(() => [50, 51, 52, 53, 54, 55, 56, 57, 58, 59].every((i) => !hasUninitializedTaint(store.nodes.get(`n${i}`)!)), { what: 'the joining nodes initialised while n17 hangs' });
+    expect(cloud.calls.slice(firstRound).filter((c) => c.nodes.includes('n17')).map((c) => c.nodes)).toEqual([['n17']]);
+  });
+
+  it('an answered providerID another live Node has, or another node of the batch is given, leaves the node tainted with a Warning naming both', async () => {
+    const { store, events, cloud, controller } = setup({ workers: 1 });
+    store.put(makeNode({ name: 'm-holder', uid: 'u-holder', providerID: 'acme://m-holder', tainted: false }));
+    cloud.setInstance('m-pid-dup', { providerID: 'acme://m-holder', addresses: [ip('10.0.0.9')] });
+    // Two nodes of one batch answered with one instance: the first gets it, the second waits.
+    cloud.setInstance('twin-1', { providerID: 'acme://twin', addresses: [ip('10.0.0.21')] });
+    cloud.setInstance('twin-2', { providerID: 'acme://twin', addresses: [ip('10.0.0.22')] });
+    for (const name of ['m-pid-dup', 'twin-1', 'twin-2']) store.put(makeNode({ name, uid: `u-${name}` }));
+    controller.start();
+    await eventually(initialised(store, 'twin-1'));
+    await eventually(() => events.for('twin-2').some((e) => e.reason === 'ProviderIDInUse') && events.for('m-pid-dup').some((e) => e.reason === 'ProviderIDInUse'));
+    expect(events.for('m-pid-dup').find((e) => e.type === 'Warning')?.message).toBe('cloud provider fake answered for node "m-pid-dup" with providerID "acme://m-holder", the instance node "m-holder" already has ("acme://m-holder"); two Nodes cannot be one instance, so nothing of the answer is written');
+    expect(events.for('twin-2').find((e) => e.type === 'Warning')?.message).toContain('the instance node "twin-1" already has ("acme://twin")');
+    for (const name of ['m-pid-dup', 'twin-2']) {
+      const n = store.nodes.get(name)!;
+      expect(hasUninitializedTaint(n)).toBe(true);
+      // Nothing of the answer was written: not even the addresses.
+      expect(n.status?.addresses).toEqual([ip(name, 'Hostname')]);
+      expect(n.spec?.providerID).toBeUndefined();
+    }
+    // The holder is deleted and its name re-created as a new Node (a new uid) without a providerID:
+    // the instance is free, and the next retry of m-pid-dup takes it.
+    store.remove('m-holder');
+    store.put(makeNode({ name: 'm-holder', uid: 'u-holder-2' }));
+    await eventually(initialised(store, 'm-pid-dup'), { timeoutMs: 5_000, what: 'm-pid-dup initialised once the holder is gone' });
+    expect(store.nodes.get('m-pid-dup')!.spec?.providerID).toBe('acme://m-holder');
+  });
+
+  it('the address refresh never writes an answer that names another instance', async () => {
+    const { store, events, cloud, controller } = setup();
+    cloud.setInstance('n1', { providerID: 'fake://vm-elsewhere', addresses: [ip('10.9.9.9')] });
+    store.put(makeNode({ name: 'n1', uid: 'u1', providerID: 'fake://n1', tainted: false, addresses: [ip('10.0.0.1')] }));
+    const stats = await controller.resyncAddresses();
+    expect(stats).toMatchObject({ updated: 0, warned: 1 });
+    expect(store.nodes.get('n1')!.status?.addresses).toEqual([ip('10.0.0.1')]);
+    expect(events.for('n1')).toEqual([{ node: 'n1', type: 'Warning', reason: 'ProviderIDMismatch', message: 'addresses not updated: cloud provider fake answered for node "n1" with providerID "fake://vm-elsewhere", another instance than the node\'s own "fake://n1"; nothing of that answer is written' }]);
+  });
+
   it('batches the nodes waiting in the queue into one provider call', async () => {
     const { store, cloud, controller } = setup({ workers: 1 });
     for (let i = 0; i < 20; i++) {

@@ -1,6 +1,7 @@
 // The cloud node controller end to end through the API server double: every KEP-3705 row, the
 // gate, conflicts and API faults.
 import { describe, expect, it } from 'vitest';
+import { awsInstanceKey } from '../../../providers/aws/provider-id.js';
 import { FakeProvider } from '../../../providers/fake/fake.js';
 import { CloudNodeController } from '../../../src/controllers/cloudnode/controller.js';
 import { hasUninitializedTaint } from '../../../src/model/node.js';
@@ -129,9 +130,10 @@ describe('cloud node controller through the API double', () => {
 
 describe('reference node controller scenarios (external provider)', () => {
   it('keeps an existing providerID, writes instance type, zone, region (GA and beta) and the provider\'s extra labels', async () => {
-    const cloud = new FakeProvider({ instances: {
-      n1: { providerID: 'fake://other', addresses: KEP_IPV4_ONLY, instanceType: 'm5.large', zone: 'z1', region: 'r1', labels: { 'example.com/pool': 'blue', 'kubernetes.io/arch': 'evil', team: 'x' } },
-    } });
+    // The answer spells the node's instance another way, which the provider says is the same one.
+    const cloud = Object.assign(new FakeProvider({ instances: {
+      n1: { providerID: 'aws:////i-123', addresses: KEP_IPV4_ONLY, instanceType: 'm5.large', zone: 'z1', region: 'r1', labels: { 'example.com/pool': 'blue', 'kubernetes.io/arch': 'evil', team: 'x' } },
+    } }), { instanceKey: awsInstanceKey });
     createNode(cluster.api, { name: 'n1', providerID: 'aws:///z1/i-123', labels: { team: 'kubelet' } });
     run(cloud);
     await eventually(() => isInitialised(cluster.api, 'n1'));
@@ -144,6 +146,20 @@ describe('reference node controller scenarios (external provider)', () => {
       'topology.kubernetes.io/zone': 'z1', 'failure-domain.beta.kubernetes.io/zone': 'z1',
       'topology.kubernetes.io/region': 'r1', 'failure-domain.beta.kubernetes.io/region': 'r1',
     });
+  });
+
+  it('an answer whose providerID names another instance than the node\'s own leaves it tainted with a Warning naming both (a deliberate deviation)', async () => {
+    const cloud = new FakeProvider({ instances: { n1: { providerID: 'fake://vm-elsewhere', addresses: [ip('10.9.9.9')] } } });
+    createNode(cluster.api, { name: 'n1', providerID: 'fake://n1', nodeIP: null });
+    const { events } = run(cloud);
+    await eventually(() => events.events.some((e) => e.reason === 'ProviderIDMismatch'));
+    expect(events.events.find((e) => e.reason === 'ProviderIDMismatch')).toEqual({
+      node: 'n1', type: 'Warning', reason: 'ProviderIDMismatch',
+      message: 'cloud provider fake answered for node "n1" with providerID "fake://vm-elsewhere", another instance than the node\'s own "fake://n1"; nothing of that answer is written',
+    });
+    const n = storedNode(cluster.api, 'n1');
+    expect(hasUninitializedTaint(n)).toBe(true);
+    expect(n.status?.addresses).toEqual([ip('n1', 'Hostname')]);
   });
 
   it('an initialised node gets its beta topology labels copied to GA, without a cloud call', async () => {

@@ -73,6 +73,19 @@ describe('CloudAllocator', () => {
     expect(r.events.for('c')[0]!.message).toMatch(/reports no pod range/);
     expect(podCIDRsOf(cluster.api, 'c')).toEqual([]);
   });
+
+  it('ranges from an answer about another instance than the node\'s own are never written', async () => {
+    const cloud = new FakeProvider();
+    cloud.setInstance('a', { providerID: 'fake://vm-elsewhere', addresses: [ip('10.0.0.1')], podCIDRs: ['10.8.1.0/24'] });
+    const r = await startReplica(cluster, { cloud: cloudRangesFromProvider(cloud) });
+    createNode(cluster.api, { name: 'a', tainted: false, providerID: 'fake://a' });
+    await eventually(() => r.events.for('a').length > 0, { timeoutMs: 5000, what: 'a Warning' });
+    expect(r.events.for('a')[0]).toEqual({
+      node: 'a', type: 'Warning', reason: 'CloudRangeNotAvailable',
+      message: 'no pod range from the cloud: cloud provider fake answered for node "a" with providerID "fake://vm-elsewhere", another instance than the node\'s own "fake://a"; nothing of that answer is written',
+    });
+    expect(podCIDRsOf(cluster.api, 'a')).toEqual([]);
+  });
 });
 
 describe('CloudAllocator: a node deleted while its range is looked up', () => {

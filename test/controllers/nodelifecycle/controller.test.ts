@@ -3,6 +3,7 @@
 // when a missing instance is trusted (the start-up grace period, two answers a period apart).
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { awsInstanceKey } from '../../../providers/aws/provider-id.js';
 import { FakeProvider } from '../../../providers/fake/fake.js';
 import { ApiError } from '../../../src/kube/errors.js';
 import { CloudNodeLifecycleController } from '../../../src/controllers/nodelifecycle/controller.js';
@@ -115,8 +116,9 @@ describe('cloud node lifecycle loop', () => {
     cloud.failNode('a', 'throttled', 1);
     let stats = await pass();
     expect(stats).toMatchObject({ deleted: 0, deferred: 1, unanswered: 1 });
-    // An error is no news: b's first missing answer still counts, a has none yet.
-    cloud.rejectNext(1, 'connection reset');
+    // An error is no news: b's first missing answer still counts, a has none yet. (A call that
+    // fails for its batch is asked again in halves: the batch and both halves fail here.)
+    cloud.rejectNext(3, 'connection reset');
     stats = await pass();
     expect(stats).toMatchObject({ deleted: 0, deferred: 0, unanswered: 2 });
     stats = await pass();
@@ -129,7 +131,49 @@ describe('cloud node lifecycle loop', () => {
     const text = await registry.metrics();
     expect(text).toMatch(/cloud_node_lifecycle_unanswered_total\{reason="providerError"\} 3/);
     expect(text).toMatch(/cloud_node_lifecycle_actions_total\{action="delete",result="success"\} 2/);
-    expect(text).toMatch(/cloudprovider_requests_total\{provider="fake",operation="instancesExist",result="error"\} 1/);
+    expect(text).toMatch(/cloudprovider_requests_total\{provider="fake",operation="instancesExist",result="error"\} 3/);
+  });
+
+  it('a not-Ready Node whose instance another Node also has is neither deleted nor tainted, nor asked about; a Warning names both', async () => {
+    const cloud = Object.assign(new FakeProvider(), { instanceKey: awsInstanceKey });
+    cloud.setInstance('off', { providerID: 'aws:///z1/i-0bbb', addresses: [], shutdown: true });
+    const { pass, store, events, registry } = setup([
+      // i-0aaa is gone from the cloud; two Nodes claim it (the zone spelt or not), one of them Ready.
+      { name: 'stale', ready: 'False', providerID: 'aws:///z1/i-0aaa' },
+      { name: 'live', ready: 'True', providerID: 'aws:////i-0aaa' },
+      // i-0bbb is shut down; two not-Ready Nodes claim it.
+      { name: 'off', ready: 'False', providerID: 'aws:///z1/i-0bbb' },
+      { name: 'off-twin', ready: 'Unknown', providerID: 'i-0bbb' },
+    ], cloud);
+    for (let i = 0; i < 3; i++) {
+      const stats = await pass();
+      expect(stats).toMatchObject({ deleted: 0, tainted: 0, deferred: 0, unanswered: 3, providerCalls: 0 });
+    }
+    expect(cloud.callCount()).toBe(0);
+    expect([...store.nodes.keys()].sort()).toEqual(['live', 'off', 'off-twin', 'stale']);
+    for (const n of store.nodes.values()) expect(n.spec?.taints ?? []).toEqual([]);
+    expect(events.for('stale')[0]).toEqual({
+      node: 'stale', type: 'Warning', reason: 'ProviderIDInUse',
+      message: 'node "stale" has providerID "aws:///z1/i-0aaa", the instance node "live" also has ("aws:////i-0aaa"); a Node whose instance another Node claims is neither deleted nor tainted',
+    });
+    expect(await registry.metrics()).toMatch(/cloud_node_lifecycle_unanswered_total\{reason="sharedInstance"\} 9/);
+    // Once the other Node is gone, the stale one is judged on the cloud's answers again.
+    store.remove('live');
+    await pass();
+    const stats = await pass();
+    expect(stats.deleted).toBe(1);
+    expect(store.nodes.has('stale')).toBe(false);
+  });
+
+  it('one node whose batches fail costs the others nothing: its batch is split, the rest are answered in the same pass', async () => {
+    const cloud = new FakeProvider();
+    const { pass, store } = setup([{ name: 'a', ready: 'False' }, { name: 'b', ready: 'False' }, { name: 'c', ready: 'False' }], cloud);
+    cloud.setInstance('a', { addresses: [], shutdown: true }).setInstance('c', { addresses: [], shutdown: true });
+    cloud.poisonBatches('b', 'reject', 'the inventory chokes on b');
+    const stats = await pass();
+    expect(stats).toMatchObject({ tainted: 2, unanswered: 1, deleted: 0, deferred: 0 });
+    expect(store.get('a')!.spec!.taints).toEqual([SHUTDOWN_TAINT]);
+    expect(store.get('b')!.spec!.taints ?? []).toEqual([]);
   });
 
   it('a taint write that conflicts is re-planned on the fresh node and keeps the taint added meanwhile', async () => {

@@ -4,7 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import ipaddr from 'ipaddr.js';
 import { KubeClient } from '../../../src/kube/client.js';
 import { isNotFound } from '../../../src/kube/errors.js';
-import { CLUSTERCIDRS, NODES, type KubeObject, type ResourceType } from '../../../src/kube/types.js';
+import { CLUSTERCIDRS, NODES, SERVICECIDRS, type KubeObject, type ResourceType } from '../../../src/kube/types.js';
 import type { NodeObject, Taint } from '../../../src/model/node.js';
 import type { NodeAddress } from '../../../src/model/node-address.js';
 import { registerNode, type KubeletConfig, type RegisterResult } from '../../../src/simulation/kubelet/index.js';
@@ -39,14 +39,37 @@ interface Created {
   uid: string;
 }
 
+export interface E2EClusterOptions {
+  /**
+   * The kubelet's own credentials for a node (the real control plane: a client certificate for
+   * system:node:<name>, judged by the Node authorizer and NodeRestriction). Absent: the simulated
+   * kubelets use the suite's client.
+   */
+  kubeletKubeConfig?: (node: string) => KubeConfig;
+}
+
 export class E2ECluster {
   readonly client: KubeClient;
   readonly prefix: string;
   readonly #created: Created[] = [];
+  readonly #kubeletKubeConfig: ((node: string) => KubeConfig) | undefined;
+  readonly #kubelets = new Map<string, KubeClient>();
 
-  constructor(kubeConfig: KubeConfig, prefix: string) {
+  constructor(kubeConfig: KubeConfig, prefix: string, options: E2EClusterOptions = {}) {
     this.client = new KubeClient(kubeConfig, { userAgent: 'e2e-suite', readTimeoutMs: 10_000, writeTimeoutMs: 10_000 });
     this.prefix = prefix;
+    this.#kubeletKubeConfig = options.kubeletKubeConfig;
+  }
+
+  /** The client a simulated kubelet of `node` talks through: its own identity where the target gives one. */
+  kubelet(node: string): KubeClient {
+    if (!this.#kubeletKubeConfig) return this.client;
+    let c = this.#kubelets.get(node);
+    if (!c) {
+      c = new KubeClient(this.#kubeletKubeConfig(node), { userAgent: 'kubelet-simulator', fieldManager: 'kubelet', readTimeoutMs: 10_000, writeTimeoutMs: 10_000 });
+      this.#kubelets.set(node, c);
+    }
+    return c;
   }
 
   /** `<prefix>-<suffix>`: every name the suite creates. */
@@ -59,13 +82,14 @@ export class E2ECluster {
   }
 
   /**
-   * Registers a fake node through the kubelet simulator with the run label and the fake-node
-   * NoSchedule taint (on top of the uninitialized taint kubelet adds), and records it.
+   * Registers a fake node through the kubelet simulator (as the node, where the target has node
+   * credentials) with the run label and the fake-node NoSchedule taint (on top of the
+   * uninitialized taint kubelet adds), and records it.
    */
   async registerFakeNode(config: KubeletConfig): Promise<RegisterResult> {
     if (!config.name.startsWith(`${this.prefix}-`)) throw new Error(`fake node ${config.name} must carry the run prefix ${this.prefix}-`);
     const taint: Taint = { key: FAKE_NODE_TAINT_KEY, value: this.prefix, effect: 'NoSchedule' };
-    const result = await registerNode(this.client, {
+    const result = await registerNode(this.kubelet(config.name), {
       ...config,
       labels: { ...(config.labels ?? {}), [RUN_LABEL]: this.prefix },
       taints: [...(config.taints ?? []), taint],
@@ -100,6 +124,18 @@ export class E2ECluster {
     return created;
   }
 
+  /** Creates a networking.k8s.io/v1 ServiceCIDR (a Service range added to the cluster), recorded for cleanup. */
+  async createServiceCIDR(suffix: string, cidrs: string[]): Promise<KubeObject> {
+    const created = await this.client.create<KubeObject>(SERVICECIDRS, {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'ServiceCIDR',
+      metadata: { name: this.name(suffix), labels: { [RUN_LABEL]: this.prefix } },
+      spec: { cidrs },
+    } as KubeObject);
+    this.#record(SERVICECIDRS, created);
+    return created;
+  }
+
   /** Deletes one object the suite created (uid precondition: never a same-named replacement). */
   async deleteCreated(res: ResourceType, name: string): Promise<void> {
     const entry = this.#created.find((c) => c.res === res && c.name === name);
@@ -123,6 +159,8 @@ export class E2ECluster {
     }
     this.#created.length = 0;
     this.client.close();
+    for (const c of this.#kubelets.values()) c.close();
+    this.#kubelets.clear();
     return failures;
   }
 

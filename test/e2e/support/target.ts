@@ -5,7 +5,10 @@
 //                                built binary and nodes registered by the kubelet simulator;
 //   E2E_REAL_CLUSTER=1           the cluster of $KUBECONFIG's current context, which must be listed
 //                                in E2E_ALLOWED_CONTEXTS (comma separated). deploy/kind/e2e.sh
-//                                sets both and runs the controllers itself.
+//                                sets both and runs the controllers itself;
+//   setup.server (the tier of    upstream's kube-apiserver (test/kit/realserver.ts), shared by the
+//   test/realserver/)            test file: the built controller manager runs as deploy/'s
+//                                ServiceAccount, the simulated kubelets as their nodes.
 //
 // Against a real cluster the suite only reads what it did not create, gives everything it
 // creates a random prefix and the run label, taints fake nodes NoSchedule, and deletes only what
@@ -15,11 +18,13 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startDoubleTarget, type DoubleTarget, type StaticNodeEntry } from '../../kit/double.js';
 import type { CliProcess } from '../../kit/processes.js';
+import type { RealServerHandle } from '../../kit/realserver.js';
 import { E2ECluster } from './cluster.js';
 
 export { FAKE_NODE_TAINT_KEY, RUN_LABEL } from './cluster.js';
 
-export type TargetKind = 'double' | 'real';
+/** double: the API server double; real: an allow-listed cluster; controlplane: the tier's kube-apiserver. */
+export type TargetKind = 'double' | 'real' | 'controlplane';
 
 export class TargetRefusedError extends Error {
   override name = 'TargetRefusedError';
@@ -74,10 +79,12 @@ export interface E2ETargetSetup {
   kind?: TargetKind;
   /** The run prefix of every name the suite creates (default: runPrefix()). */
   prefix?: string;
-  /** Double only: the static cloud-config entries, by node name. */
+  /** Double and control plane: the static cloud-config entries, by node name. */
   cloud?: Record<string, StaticNodeEntry>;
-  /** Double only: `run` flags after the defaults (they override them). */
+  /** Double and control plane: `run` flags after the defaults (they override them). */
   runArgs?: string[];
+  /** The real control plane of the test file (kind controlplane): the suite runs `run` against it. */
+  server?: RealServerHandle;
   /** false: start nothing (the suite's tests are skipped). */
   enabled?: boolean;
 }
@@ -90,7 +97,7 @@ export interface E2ETarget {
   readonly cluster: E2ECluster;
   /** The double (double target only). */
   readonly double: DoubleTarget | undefined;
-  /** The controller manager the suite started (double target only: throws on a real cluster). */
+  /** The controller manager the suite started (double and control plane: throws on a real cluster). */
   readonly ccm: CliProcess;
   /** `<prefix>-<id>`. */
   name(id: string): string;
@@ -104,7 +111,7 @@ export interface E2ETarget {
  * deletes what the suite created, stops what it started, and fails if a deletion failed.
  */
 export function useE2ETarget(setup: E2ETargetSetup = {}): E2ETarget {
-  const kind = setup.kind ?? targetKind();
+  const kind = setup.server ? 'controlplane' : (setup.kind ?? targetKind());
   const prefix = setup.prefix ?? runPrefix();
   let cluster: E2ECluster | undefined;
   let double: DoubleTarget | undefined;
@@ -115,6 +122,13 @@ export function useE2ETarget(setup: E2ETargetSetup = {}): E2ETarget {
       cluster = new E2ECluster(loadRealClusterConfig().kubeConfig, prefix);
       return;
     }
+    if (setup.server) {
+      const server = setup.server.get();
+      cluster = new E2ECluster(server.adminKubeConfig(), prefix, { kubeletKubeConfig: (node) => server.nodeKubeConfig(node) });
+      server.writeCloudConfig(setup.cloud ?? {});
+      ccm = server.startRun(await server.serviceAccountKubeconfig(), setup.runArgs ?? []);
+      return;
+    }
     double = await startDoubleTarget();
     cluster = new E2ECluster(double.kubeConfig(), prefix);
     double.writeCloudConfig(setup.cloud ?? {});
@@ -123,6 +137,8 @@ export function useE2ETarget(setup: E2ETargetSetup = {}): E2ETarget {
   afterAll(async () => {
     const failures = cluster ? await cluster.cleanup() : [];
     await double?.close();
+    // On the control plane the file's next suite runs its own controller: this one stops here.
+    if (setup.server) await ccm?.stop();
     expect(failures).toEqual([]);
   });
   return {
@@ -142,4 +158,20 @@ export function useE2ETarget(setup: E2ETargetSetup = {}): E2ETarget {
     name: (id) => `${prefix}-${id}`,
     log: () => (ccm ? `controller manager output (tail):\n${ccm.tail(60)}` : ''),
   };
+}
+
+/**
+ * Where a suite shared by both tiers runs: the API server double (test/e2e/) or the test file's
+ * real control plane (test/realserver/). The suites in test/e2e/suites/ take one.
+ */
+export type SuiteTarget = { kind: 'double' } | { kind: 'controlplane'; server: RealServerHandle };
+
+/** What useE2ETarget needs to run a shared suite on `on`. */
+export function suiteTargetSetup(on: SuiteTarget): Pick<E2ETargetSetup, 'kind' | 'server'> {
+  return on.kind === 'controlplane' ? { server: on.server } : { kind: 'double' };
+}
+
+/** How a suite's title names its server. */
+export function suiteServerName(on: SuiteTarget): string {
+  return on.kind === 'controlplane' ? 'kube-apiserver' : 'the API server double';
 }

@@ -2,19 +2,27 @@
 // REST wire format (resources with `properties`, `value`/`nextLink` pages, CloudError bodies) so
 // tests drive the real @azure/arm-compute and @azure/arm-network clients; and of the token
 // endpoints @azure/identity talks to, so its real credentials get the tokens ARM checks:
-//   - HTTPS (self-signed; trust `ca`): ARM, the cloud's /metadata/endpoints, and an AAD tenant's
-//     OpenID configuration and token endpoint (workload identity's client assertion, client secret);
+//   - HTTPS (self-signed; trust `ca`): ARM, the cloud's /metadata/endpoints (a list of clouds, as
+//     ARM answers api-version 2019-05-01), and an AAD tenant's OpenID configuration and token
+//     endpoint (workload identity's federated token, a client secret, and a certificate's client
+//     assertion: a JWT whose x5t or x5t#S256 names a registered certificate, signed by its key, for
+//     this token endpoint, issued by and about the client);
 //   - HTTP: IMDS's /metadata/identity/oauth2/token (managed identity; AZURE_POD_IDENTITY_AUTHORITY_HOST).
-// State: VMs, uniform and flexible scale sets and their instances, NICs, public IPs, zones, fault
-// domains, power and provisioning states. Faults: 429 with Retry-After, other statuses, outages.
+// State: VMs, uniform and flexible scale sets and their instances, NICs (primary flags on the VM's
+// references and on the NICs, one primary IP configuration each, privateIPAddressVersion), public
+// IPs, zones, fault domains, power and provisioning states, in the shapes ARM returns. Faults: 429
+// with Retry-After, other statuses, outages; an Azure Stack Hub mode that serves only its API
+// versions. Resources with an ambiguous primary (which ARM refuses to create) can still be made,
+// to test the adapter's refusal to guess.
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
+import { constants, createHash, randomBytes, randomUUID, verify, X509Certificate } from 'node:crypto';
 import { selfSignedCertificate } from '../../../src/serving/certificate.js';
 
 export interface EmulatedIPConfig {
   name?: string;
+  /** Unset on every configuration of a NIC: the first is primary, as ARM makes it. */
   primary?: boolean;
   privateIP: string;
   /** The address of a public IP attached to this configuration ('' = attached, not allocated yet). */
@@ -23,6 +31,7 @@ export interface EmulatedIPConfig {
 
 export interface EmulatedNic {
   name: string;
+  /** Unset on every NIC of an instance: the first is primary, as ARM requires one. */
   primary?: boolean;
   /** For a standalone VM's NIC: its resource group, default the VM's. */
   resourceGroup?: string;
@@ -37,7 +46,8 @@ export interface EmulatedInstance {
   powerState?: string;
   /** Succeeded (default), Creating, Updating, Deleting… */
   provisioningState?: string;
-  faultDomain?: number;
+  /** Platform fault domain of the instance view; default 0, null for none. */
+  faultDomain?: number | null;
   nics: EmulatedNic[];
 }
 
@@ -63,6 +73,12 @@ export interface EmulatedScaleSet {
 
 export type RequestKind = 'vms' | 'vmStatuses' | 'scaleSets' | 'scaleSetVMs' | 'nics' | 'scaleSetNics' | 'pips' | 'scaleSetPips' | 'metadata' | 'openid' | 'token' | 'imds' | 'other';
 
+/** What a certificate's client assertion held, for tests to check its shape. */
+export interface RecordedAssertion {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+}
+
 export interface RecordedRequest {
   kind: RequestKind;
   method: string;
@@ -73,6 +89,10 @@ export interface RecordedRequest {
   returned: number;
   /** When it arrived (Date.now()). */
   at: number;
+  /** A token request's form fields (client_assertion and client_secret left out). */
+  form?: Record<string, string>;
+  /** A token request's verified certificate assertion. */
+  assertion?: RecordedAssertion;
 }
 
 export interface AzureEmulatorOptions {
@@ -86,6 +106,14 @@ export interface AzureEmulatorOptions {
   clientSecret?: string;
   /** The user-assigned identity IMDS serves (any client_id is refused otherwise). */
   managedIdentityClientId?: string;
+  /** The `name` of the metadata endpoint's entry; default AzureCloud, as public ARM names its own. */
+  cloudName?: string;
+  /** Whether that entry names `resourceManager` (Azure Stack Hub's may not); default true. */
+  metadataResourceManager?: boolean;
+  /** The audience of ARM tokens (the entry's audiences[0]); default https://management.core.windows.net/. */
+  audience?: string;
+  /** Azure Stack Hub: the only API versions served (others get 400 NoRegisteredProviderFound). */
+  apiVersions?: { virtualMachines: string[]; virtualMachineScaleSets: string[]; network: string[] };
 }
 
 type Json = Record<string, unknown>;
@@ -99,11 +127,7 @@ interface Stored {
 
 const ARM_AUDIENCE = 'https://management.core.windows.net/';
 
-/** ARM's token audiences, with or without the trailing slash. */
-function isArmAudience(resource: string): boolean {
-  const r = resource.replace(/\/+$/, '');
-  return r === ARM_AUDIENCE.replace(/\/+$/, '') || r === 'https://management.azure.com';
-}
+const base64url = (b: Buffer | string) => Buffer.from(b).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
 function rid(sub: string, rg: string, rest: string): string {
   return `/subscriptions/${sub}/resourceGroups/${rg}/providers/${rest}`;
@@ -111,6 +135,8 @@ function rid(sub: string, rg: string, rest: string): string {
 
 export class AzureEmulator {
   readonly requests: RecordedRequest[] = [];
+  /** How long the tokens issued are valid (expires_in); short ones make clients ask again soon. */
+  tokenLifetimeSeconds = 3599;
   readonly ca: string;
   private readonly key: string;
   private readonly pageSize: number;
@@ -119,6 +145,12 @@ export class AzureEmulator {
   readonly federatedToken: string;
   readonly clientSecret: string;
   readonly managedIdentityClientId: string;
+  readonly audience: string;
+  private readonly cloudName: string;
+  private readonly metadataResourceManager: boolean;
+  private readonly apiVersions?: AzureEmulatorOptions['apiVersions'];
+  /** Client ID → the certificates registered on its application. */
+  private readonly certificates = new Map<string, X509Certificate[]>();
   /** Lower-case collection path ("/subscriptions/s/resourcegroups/rg/providers/microsoft.compute/virtualmachines") → id → resource. */
   private readonly collections = new Map<string, Map<string, Stored>>();
   /** VM id (lower) → its run-time view, for statusOnly and $expand=instanceView. */
@@ -139,6 +171,23 @@ export class AzureEmulator {
     this.federatedToken = options.federatedToken ?? `federated-${randomBytes(8).toString('hex')}`;
     this.clientSecret = options.clientSecret ?? `secret-${randomBytes(8).toString('hex')}`;
     this.managedIdentityClientId = options.managedIdentityClientId ?? '66666666-7777-8888-9999-000000000000';
+    this.audience = options.audience ?? ARM_AUDIENCE;
+    this.cloudName = options.cloudName ?? 'AzureCloud';
+    this.metadataResourceManager = options.metadataResourceManager ?? true;
+    this.apiVersions = options.apiVersions;
+  }
+
+  /** Registers a certificate (PEM) on an application: its client assertions are then accepted. */
+  registerCertificate(clientId: string, pem: string): void {
+    const list = this.certificates.get(clientId) ?? [];
+    list.push(new X509Certificate(pem));
+    this.certificates.set(clientId, list);
+  }
+
+  /** ARM's token audiences (the configured one, public ARM's two), with or without the trailing slash. */
+  private isArmAudience(resource: string): boolean {
+    const r = resource.replace(/\/+$/, '');
+    return [this.audience, ARM_AUDIENCE, 'https://management.azure.com'].some((a) => a.replace(/\/+$/, '') === r);
   }
 
   get url(): string {
@@ -185,45 +234,65 @@ export class AzureEmulator {
     this.collection(collectionPath).set(id.toLowerCase(), { id, name, body: { id, name, ...body } });
   }
 
-  private nicsAndPips(sub: string, instance: EmulatedInstance, scope: { rg: string; scaleSetPath?: string; vmName: string }): { refs: Json[] } {
+  private nicsAndPips(sub: string, instance: EmulatedInstance, scope: { rg: string; scaleSetPath?: string; vmName: string; vmID: string }): { refs: Json[] } {
     const refs: Json[] = [];
-    for (const nic of instance.nics) {
+    // ARM keeps one primary NIC per VM and one primary configuration per NIC; unset flags default so.
+    const nicFlagged = instance.nics.some((n) => n.primary !== undefined);
+    for (const [n, nic] of instance.nics.entries()) {
+      const nicPrimary = nicFlagged ? nic.primary === true : n === 0;
       const nicRG = nic.resourceGroup ?? scope.rg;
       const nicID = scope.scaleSetPath
         ? `${scope.scaleSetPath}/networkInterfaces/${nic.name}`
         : rid(sub, nicRG, `Microsoft.Network/networkInterfaces/${nic.name}`);
+      const configFlagged = nic.ipConfigs.some((c) => c.primary !== undefined);
       const configs = nic.ipConfigs.map((c, i) => {
         const cname = c.name ?? `ipconfig${i + 1}`;
+        const configID = `${nicID}/ipConfigurations/${cname}`;
         const props: Json = {
-          privateIPAddress: c.privateIP,
-          privateIPAddressVersion: c.privateIP.includes(':') ? 'IPv6' : 'IPv4',
-          privateIPAllocationMethod: 'Dynamic',
           provisioningState: 'Succeeded',
+          privateIPAddress: c.privateIP,
+          privateIPAllocationMethod: 'Dynamic',
+          subnet: { id: rid(sub, scope.rg, 'Microsoft.Network/virtualNetworks/vnet/subnets/nodes') },
+          primary: configFlagged ? c.primary === true : i === 0,
+          privateIPAddressVersion: c.privateIP.includes(':') ? 'IPv6' : 'IPv4',
         };
-        if (c.primary !== undefined) props.primary = c.primary;
         if (c.publicIP !== undefined) {
           const pipName = `${nic.name}-${cname}-pip`;
           const pipID = scope.scaleSetPath
-            ? `${nicID}/ipConfigurations/${cname}/publicIPAddresses/${pipName}`
+            ? `${configID}/publicIPAddresses/${pipName}`
             : rid(sub, nicRG, `Microsoft.Network/publicIPAddresses/${pipName}`);
           props.publicIPAddress = { id: pipID };
-          const pipProps: Json = { publicIPAddressVersion: c.publicIP.includes(':') ? 'IPv6' : 'IPv4', publicIPAllocationMethod: 'Static', provisioningState: 'Succeeded' };
+          const pipProps: Json = {
+            provisioningState: 'Succeeded', publicIPAddressVersion: c.publicIP.includes(':') ? 'IPv6' : 'IPv4', publicIPAllocationMethod: 'Static',
+            idleTimeoutInMinutes: 4, ipTags: [], ipConfiguration: { id: configID },
+          };
           if (c.publicIP) pipProps.ipAddress = c.publicIP;
           const collection = scope.scaleSetPath ? `${scope.scaleSetPath.replace(/\/virtualMachines\/[^/]+$/, '')}/publicipaddresses` : rid(sub, nicRG, 'Microsoft.Network/publicIPAddresses');
-          this.put(collection, pipID, pipName, { type: 'Microsoft.Network/publicIPAddresses', location: instance.location ?? 'westeurope', properties: pipProps });
+          this.put(collection, pipID, pipName, {
+            type: 'Microsoft.Network/publicIPAddresses', location: instance.location ?? 'westeurope', sku: { name: 'Standard', tier: 'Regional' },
+            ...(instance.zones ? { zones: instance.zones } : {}), properties: pipProps,
+          });
         }
-        return { id: `${nicID}/ipConfigurations/${cname}`, name: cname, properties: props };
+        return { id: configID, name: cname, etag: `W/"${randomUUID()}"`, type: 'Microsoft.Network/networkInterfaces/ipConfigurations', properties: props };
       });
       const collection = scope.scaleSetPath ? `${scope.scaleSetPath.replace(/\/virtualMachines\/[^/]+$/, '')}/networkInterfaces` : rid(sub, nicRG, 'Microsoft.Network/networkInterfaces');
-      this.put(collection, nicID, nic.name, { type: 'Microsoft.Network/networkInterfaces', location: instance.location ?? 'westeurope', properties: { provisioningState: 'Succeeded', ipConfigurations: configs, primary: nic.primary ?? false } });
-      refs.push({ id: nicID, ...(nic.primary !== undefined ? { properties: { primary: nic.primary } } : {}) });
+      this.put(collection, nicID, nic.name, {
+        type: 'Microsoft.Network/networkInterfaces', location: instance.location ?? 'westeurope', kind: 'Regular',
+        properties: {
+          provisioningState: 'Succeeded', resourceGuid: randomUUID(), ipConfigurations: configs, dnsSettings: { dnsServers: [], appliedDnsServers: [] },
+          macAddress: randomBytes(6).toString('hex').toUpperCase().match(/../g)!.join('-'), enableAcceleratedNetworking: true, enableIPForwarding: false,
+          primary: nicPrimary, virtualMachine: { id: scope.vmID }, nicType: 'Standard',
+        },
+      });
+      // A VM's reference names its primary NIC; with one NIC ARM may leave the flag out.
+      refs.push({ id: nicID, ...(nic.primary !== undefined || instance.nics.length > 1 ? { properties: { primary: nicPrimary } } : {}) });
     }
     return { refs };
   }
 
   private view(instance: EmulatedInstance): Json {
     return {
-      platformFaultDomain: instance.faultDomain ?? 0,
+      ...(instance.faultDomain === null ? {} : { platformFaultDomain: instance.faultDomain ?? 0 }),
       platformUpdateDomain: 0,
       statuses: [
         { code: `ProvisioningState/${(instance.provisioningState ?? 'Succeeded').toLowerCase()}`, level: 'Info' },
@@ -235,7 +304,7 @@ export class AzureEmulator {
   /** Adds (or replaces) a standalone VM (or a flexible scale set's VM), its NICs and public IPs. */
   addVM(sub: string, rg: string, vm: EmulatedVM): string {
     const id = rid(sub, rg, `Microsoft.Compute/virtualMachines/${vm.name}`);
-    const { refs } = this.nicsAndPips(sub, vm, { rg, vmName: vm.name });
+    const { refs } = this.nicsAndPips(sub, vm, { rg, vmName: vm.name, vmID: id });
     const props: Json = {
       provisioningState: vm.provisioningState ?? 'Succeeded',
       hardwareProfile: { vmSize: vm.size ?? 'Standard_D2s_v5' },
@@ -300,7 +369,7 @@ export class AzureEmulator {
     const prefix = ssBody.properties.virtualMachineProfile?.osProfile.computerNamePrefix ?? scaleSet;
     const computerName = vm.computerName ?? `${prefix}${Number(vm.instanceId).toString(36).padStart(6, '0')}`;
     const location = vm.location ?? ssBody.location;
-    const { refs } = this.nicsAndPips(sub, { ...vm, location }, { rg, scaleSetPath: id, vmName: computerName });
+    const { refs } = this.nicsAndPips(sub, { ...vm, location }, { rg, scaleSetPath: id, vmName: computerName, vmID: id });
     this.put(`${ssID}/virtualMachines`, id, `${scaleSet}_${vm.instanceId}`, {
       type: 'Microsoft.Compute/virtualMachineScaleSets/virtualMachines', instanceId: vm.instanceId, location,
       sku: { name: vm.size ?? ssBody.sku.name, tier: 'Standard' }, ...(vm.zones ? { zones: vm.zones } : {}),
@@ -342,6 +411,7 @@ export class AzureEmulator {
 
   reset(): void {
     this.requests.length = 0;
+    this.tokenLifetimeSeconds = 3599;
     this.faults = [];
     this.outage = undefined;
   }
@@ -361,7 +431,7 @@ export class AzureEmulator {
   private issue(): { token: string; expiresIn: number } {
     const token = `emu-${randomBytes(16).toString('hex')}`;
     this.tokens.add(token);
-    return { token, expiresIn: 3599 };
+    return { token, expiresIn: this.tokenLifetimeSeconds };
   }
 
   private async body(req: IncomingMessage): Promise<string> {
@@ -380,10 +450,11 @@ export class AzureEmulator {
 
     if (lowerPath === '/metadata/endpoints') {
       record.kind = 'metadata';
+      if (!query['api-version']) return this.cloudError(res, record, 400, 'MissingApiVersionParameter', "The api-version query parameter (?api-version=) is required for all requests.");
       return this.send(res, record, 200, [{
-        name: 'AzureEmulator', resourceManager: `${this.url}/`, portal: `${this.url}/`,
-        authentication: { loginEndpoint: `${this.url}/`, audiences: [ARM_AUDIENCE, 'https://management.azure.com/'], tenant: 'common', identityProvider: 'AAD' },
-        suffixes: {},
+        portal: `${this.url}/`, name: this.cloudName, ...(this.metadataResourceManager ? { resourceManager: `${this.url}/` } : {}),
+        authentication: { loginEndpoint: `${this.url}/`, audiences: [this.audience, 'https://management.azure.com/'], tenant: 'common', identityProvider: 'AAD' },
+        graph: 'https://graph.windows.net/', graphAudience: 'https://graph.windows.net/', suffixes: { storage: 'core.windows.net', keyVaultDns: 'vault.azure.net' },
       }]);
     }
     // AAD: /{tenant}/v2.0/.well-known/openid-configuration and /{tenant}/oauth2/v2.0/token
@@ -407,6 +478,15 @@ export class AzureEmulator {
     else if (rg && r === 'microsoft.network/publicipaddresses') record.kind = 'pips';
     else return this.cloudError(res, record, 404, 'NotFound', `No route for GET ${path}`);
     if (!query['api-version']) return this.cloudError(res, record, 400, 'MissingApiVersionParameter', "The api-version query parameter (?api-version=) is required for all requests.");
+    if (this.apiVersions) {
+      const network = record.kind === 'nics' || record.kind === 'pips' || record.kind === 'scaleSetNics' || record.kind === 'scaleSetPips';
+      const [namespace, type, served] = network ? ['Microsoft.Network', r.includes('publicip') ? 'publicIPAddresses' : 'networkInterfaces', this.apiVersions.network]
+        : record.kind === 'vms' || record.kind === 'vmStatuses' ? ['Microsoft.Compute', 'virtualMachines', this.apiVersions.virtualMachines]
+          : ['Microsoft.Compute', 'virtualMachineScaleSets', this.apiVersions.virtualMachineScaleSets];
+      if (!served.includes(query['api-version'])) {
+        return this.cloudError(res, record, 400, 'NoRegisteredProviderFound', `No registered resource provider found for location 'local' and API version '${query['api-version']}' for type '${type}'. The supported api-versions are '${served.join(', ')}'. The supported locations are 'local'. (${namespace})`);
+      }
+    }
 
     const fault = this.outage ? { status: this.outage, message: 'service outage' } : this.faults.shift();
     if (fault) {
@@ -462,18 +542,70 @@ export class AzureEmulator {
       });
     }
     const form = new URLSearchParams(await this.body(req));
-    if (form.get('client_id') !== this.clientId) return this.send(res, record, 400, { error: 'unauthorized_client', error_description: `AADSTS700016: Application ${form.get('client_id')} not found.` });
+    record.form = Object.fromEntries([...form].filter(([k]) => k !== 'client_assertion' && k !== 'client_secret'));
+    const clientId = form.get('client_id') ?? '';
+    const certificates = this.certificates.get(clientId);
+    if (clientId !== this.clientId && !certificates) return this.send(res, record, 400, { error: 'unauthorized_client', error_description: `AADSTS700016: Application ${clientId} not found.` });
+    if (form.get('grant_type') !== 'client_credentials') return this.send(res, record, 400, { error: 'unsupported_grant_type', error_description: `AADSTS70003: grant_type ${form.get('grant_type')}` });
     const assertion = form.get('client_assertion');
     const secret = form.get('client_secret');
-    const ok = form.get('grant_type') === 'client_credentials'
-      && ((assertion !== null && assertion === this.federatedToken && form.get('client_assertion_type') === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer')
-        || (secret !== null && secret === this.clientSecret));
-    if (!ok) return this.send(res, record, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret or assertion.' });
-    if (!(form.get('scope') ?? '').split(' ').some((s) => isArmAudience(s.replace(/\/?\.default$/, '')))) {
+    if (assertion !== null) {
+      if (form.get('client_assertion_type') !== 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer') {
+        return this.send(res, record, 400, { error: 'invalid_request', error_description: `AADSTS50027: client_assertion_type ${form.get('client_assertion_type')}` });
+      }
+      // Workload identity's federated token, or a certificate's signed assertion.
+      if (assertion !== this.federatedToken || clientId !== this.clientId) {
+        const checked = this.checkCertificateAssertion(assertion, clientId, `${base}/oauth2/v2.0/token`, certificates ?? []);
+        if (typeof checked === 'string') return this.send(res, record, 401, { error: 'invalid_client', error_description: checked });
+        record.assertion = checked;
+      }
+    } else if (secret === null || clientId !== this.clientId || secret !== this.clientSecret) {
+      return this.send(res, record, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' });
+    }
+    if (!(form.get('scope') ?? '').split(' ').some((s) => this.isArmAudience(s.replace(/\/?\.default$/, '')))) {
       return this.send(res, record, 400, { error: 'invalid_scope', error_description: `AADSTS70011: scope ${form.get('scope')} is not ARM's` });
     }
     const { token, expiresIn } = this.issue();
     return this.send(res, record, 200, { token_type: 'Bearer', expires_in: expiresIn, ext_expires_in: expiresIn, access_token: token });
+  }
+
+  /**
+   * AAD's checks of a certificate credential's client assertion (RFC 7523): a JWT, RS256 or PS256,
+   * whose x5t (SHA-1) or x5t#S256 (SHA-256) thumbprint names a certificate registered on the
+   * application and whose signature that certificate's key verifies; x5c, when sent, starting with
+   * that certificate; aud the token endpoint, iss and sub the client ID, a jti, and a time window
+   * that includes now. Returns the decoded assertion, or AAD's error text.
+   */
+  private checkCertificateAssertion(jwt: string, clientId: string, tokenEndpoint: string, certificates: X509Certificate[]): RecordedAssertion | string {
+    const parts = jwt.split('.');
+    if (parts.length !== 3) return 'AADSTS50027: JWT token is invalid or malformed.';
+    let header: Record<string, unknown>;
+    let payload: Record<string, unknown>;
+    try {
+      header = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+      payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return 'AADSTS50027: JWT token is invalid or malformed.';
+    }
+    if (header.alg !== 'RS256' && header.alg !== 'PS256') return `AADSTS5002738: Invalid JWT token. '${String(header.alg)}' is not a supported signature algorithm.`;
+    const thumbprint = (c: X509Certificate, hash: 'sha1' | 'sha256') => base64url(createHash(hash).update(c.raw).digest());
+    const cert = typeof header['x5t#S256'] === 'string' ? certificates.find((c) => thumbprint(c, 'sha256') === header['x5t#S256'])
+      : typeof header.x5t === 'string' ? certificates.find((c) => thumbprint(c, 'sha1') === header.x5t) : undefined;
+    if (!cert) return `AADSTS700027: The certificate with identifier used to sign the client assertion is not registered on application. [Reason - The key was not found., Thumbprint of key used by client: '${String(header['x5t#S256'] ?? header.x5t)}']`;
+    const signed = Buffer.from(`${parts[0]}.${parts[1]}`);
+    const signature = Buffer.from(parts[2]!, 'base64url');
+    const key = header.alg === 'PS256' ? { key: cert.publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } : cert.publicKey;
+    if (!verify('sha256', signed, key, signature)) return 'AADSTS700027: Client assertion failed signature validation.';
+    if (header.x5c !== undefined) {
+      if (!Array.isArray(header.x5c) || header.x5c.length === 0 || header.x5c[0] !== cert.raw.toString('base64')) return 'AADSTS700027: x5c does not start with the signing certificate.';
+    }
+    const now = Math.floor(Date.now() / 1000);
+    if (payload.aud !== tokenEndpoint) return `AADSTS700016: the assertion's audience ${JSON.stringify(payload.aud)} is not ${tokenEndpoint}`;
+    if (payload.iss !== clientId || payload.sub !== clientId) return `AADSTS700021: the assertion's iss and sub must both be ${clientId}`;
+    if (typeof payload.jti !== 'string' || payload.jti === '') return 'AADSTS700022: the assertion has no jti.';
+    if (typeof payload.exp !== 'number' || payload.exp < now - 300) return 'AADSTS700024: Client assertion is not within its valid time range.';
+    if (typeof payload.nbf === 'number' && payload.nbf > now + 300) return 'AADSTS700024: Client assertion is not within its valid time range.';
+    return { header, payload };
   }
 
   private handleImds(req: IncomingMessage, res: ServerResponse): void {
@@ -488,7 +620,7 @@ export class AzureEmulator {
       return this.send(res, record, 400, { error: 'invalid_request', error_description: 'Identity not found' });
     }
     const resource = query.resource ?? '';
-    if (!isArmAudience(resource)) return this.send(res, record, 400, { error: 'invalid_resource', error_description: `resource ${resource}` });
+    if (!this.isArmAudience(resource)) return this.send(res, record, 400, { error: 'invalid_resource', error_description: `resource ${resource}` });
     const { token, expiresIn } = this.issue();
     const now = Math.floor(Date.now() / 1000);
     return this.send(res, record, 200, {

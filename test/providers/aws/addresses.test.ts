@@ -52,10 +52,11 @@ describe('awsNodeAddresses', () => {
       [I('10.0.0.5')],
     ],
     [
-      'public IP from the primary interface association when the instance has none',
+      // cloud-provider-aws reads only the instance's PublicIpAddress (extractIPv4NodeAddresses).
+      'no ExternalIP from an interface association when the instance has no public IP',
       { InstanceId: 'i-12345678', NetworkInterfaces: [eni(1, ['10.0.1.1'], { Association: { PublicIp: '3.3.3.3' } }), eni(0, ['10.0.0.1'], { Association: { PublicIp: '54.0.0.1' } })] },
       ['ipv4'],
-      [I('10.0.0.1'), I('10.0.1.1'), { type: 'ExternalIP', address: '54.0.0.1' }],
+      [I('10.0.0.1'), I('10.0.1.1')],
     ],
     [
       'IPv6 ignored unless the family is configured',

@@ -234,10 +234,32 @@ describe('AwsProvider through the EC2 emulator', () => {
       { name: 'node-2', providerID: `aws:///us-east-1a//${iid(2)}` },
     ];
     const res = await p.instancesMetadata(nodes);
-    expect(res.get('node-1')).toMatchObject({ kind: 'found', value: { providerID: `aws:///us-east-1a/${iid(1)}`, zone: 'us-east-1a' } });
-    expect(res.get('node-2')).toMatchObject({ kind: 'found', value: { providerID: `aws:///us-east-1a/${iid(2)}` } });
+    // Answered with the node's own providerID, as cloud-provider-aws's InstanceMetadata answers.
+    expect(res.get('node-1')).toMatchObject({ kind: 'found', value: { providerID: nodes[0]!.providerID, zone: 'us-east-1a' } });
+    expect(res.get('node-2')).toMatchObject({ kind: 'found', value: { providerID: nodes[1]!.providerID } });
     expect(emu.requests.map((r) => r.instanceIds)).toEqual([[iid(1), iid(2)]]);
     expect([...(await p.instancesExist(nodes)).values()]).toEqual([{ kind: 'found', value: true }, { kind: 'found', value: true }]);
+  });
+
+  it("answers with the node's own providerID in every form it reads, and the canonical form for a node without one (issue 40)", async () => {
+    emu.add(instance(1), instance(2), instance(3), instance(4));
+    const p = provider();
+    // cloud-provider-aws's InstanceMetadata returns spec.providerID as the node has it
+    // (instances_v2.go getProviderID) and builds aws:///<zone>/<id> only for a node without one.
+    const nodes = [
+      { name: 'node-1', providerID: `aws:////${iid(1)}` },
+      { name: 'node-2', providerID: iid(2) },
+      { name: 'node-3', providerID: `aws:///eu-west-1c/${iid(3)}` },
+      { name: iid(4) },
+    ];
+    const res = await p.instancesMetadata(nodes);
+    expect(nodes.map((n) => res.get(n.name))).toMatchObject([
+      { kind: 'found', value: { providerID: `aws:////${iid(1)}`, zone: 'us-east-1a' } },
+      { kind: 'found', value: { providerID: iid(2), zone: 'us-east-1a' } },
+      // The zone is the instance's, whatever the providerID's first segment says.
+      { kind: 'found', value: { providerID: `aws:///eu-west-1c/${iid(3)}`, zone: 'us-east-1a' } },
+      { kind: 'found', value: { providerID: `aws:///us-east-1a/${iid(4)}`, zone: 'us-east-1a' } },
+    ]);
   });
 
   it('IPv6 first with IPv6 on several interfaces listed out of order: device-index order, as for IPv4 (issue 39, item 4)', async () => {

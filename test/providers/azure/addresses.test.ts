@@ -1,7 +1,8 @@
 // Address selection for Azure instances. Rows marked "reference" re-express cases of
 // cloud-provider-azure's own tests (kubernetes-sigs/cloud-provider-azure):
 //   pkg/provider/azure_instances_test.go, TestNodeAddresses: the ARM path (one NIC, one
-//     configuration, an attached public IP) and the instance-metadata path of a dual-stack VM;
+//     configuration, an attached public IP) and the instance-metadata path of a dual-stack VM
+//     (the first IPv4 and first IPv6 address of the first interface, each with its public IP);
 //   pkg/provider/azure_standard_test.go, TestGetPrimaryIPConfig and TestGetIPConfigByIPFamily: which
 //     configuration is primary, and configurations told apart by family;
 //   pkg/provider/azure_standard.go, getPrimaryInterfaceID: which NIC is primary.
@@ -33,17 +34,19 @@ const referenceVM = input(
 );
 
 // A dual-stack VM as the reference's instance-metadata case has it (its IPv6 literals are not valid
-// addresses, so valid ones stand in), with a second NIC and a second IPv4 configuration.
+// addresses, so valid ones stand in), with a second NIC, a second IPv4 and a second IPv6
+// configuration, in the shape ARM lists them (primary flags and privateIPAddressVersion on each).
 const dualStack = input(
   [
-    { ref: { id: NIC('nic-b') }, nic: { id: NIC('nic-b'), name: 'nic-b', ipConfigurations: [{ name: 'b1', privateIPAddress: '10.241.0.7' }] } },
+    { ref: { id: NIC('nic-b'), primary: false }, nic: { id: NIC('nic-b'), name: 'nic-b', ipConfigurations: [{ name: 'b1', primary: true, privateIPAddress: '10.241.0.7', privateIPAddressVersion: 'IPv4' }] } },
     {
       ref: { id: NIC('nic-a'), primary: true },
       nic: {
         id: NIC('nic-a'), name: 'nic-a', ipConfigurations: [
           { name: 'v6', primary: false, privateIPAddress: '1111:1111::1111:1111:0:111', privateIPAddressVersion: 'IPv6', publicIPAddress: { id: PIP('pip6') } },
           { name: 'v4', primary: true, privateIPAddress: '10.240.0.1', privateIPAddressVersion: 'IPv4', publicIPAddress: { id: PIP('pip4') } },
-          { name: 'v4-second', privateIPAddress: '10.240.0.9' },
+          { name: 'v4-second', primary: false, privateIPAddress: '10.240.0.9', privateIPAddressVersion: 'IPv4' },
+          { name: 'v6-second', primary: false, privateIPAddress: 'fd00::9', privateIPAddressVersion: 'IPv6' },
         ],
       },
     },
@@ -51,7 +54,67 @@ const dualStack = input(
   [{ id: PIP('pip4'), ipAddress: '192.168.1.12' }, { id: PIP('pip6'), ipAddress: '2222:2222::2222:2222:0:111' }],
 );
 
-describe('azureNodeAddresses', () => {
+describe('azureNodeAddresses, nodeIPConfigurations primary (the default, as cloud-provider-azure)', () => {
+  const cases: { name: string; input: ReturnType<typeof input>; families: IPFamily[]; want: NodeAddress[] }[] = [
+    {
+      name: 'reference (TestNodeAddresses, ARM path): InternalIP, Hostname, then the ExternalIP of the attached public IP',
+      input: referenceVM,
+      families: [4],
+      want: [I('172.1.0.3'), H('vm1'), E('192.168.1.12')],
+    },
+    {
+      name: 'IPv4 cluster: the primary NIC\'s primary configuration only (GetIPByNodeName), never a second NIC or configuration',
+      input: dualStack,
+      families: [4],
+      want: [I('10.240.0.1'), H('vm1'), E('192.168.1.12')],
+    },
+    {
+      name: 'reference (TestNodeAddresses, instance metadata of a dual-stack VM): the first IPv6 configuration of the primary NIC and its public IP added',
+      input: dualStack,
+      families: [4, 6],
+      want: [I('10.240.0.1'), I('1111:1111::1111:1111:0:111'), H('vm1'), E('192.168.1.12'), E('2222:2222::2222:2222:0:111')],
+    },
+    {
+      name: 'IPv6 first: the same addresses, IPv6 first within each kind',
+      input: dualStack,
+      families: [6, 4],
+      want: [I('1111:1111::1111:1111:0:111'), I('10.240.0.1'), H('vm1'), E('2222:2222::2222:2222:0:111'), E('192.168.1.12')],
+    },
+    {
+      name: 'IPv6 alone: the primary NIC\'s first IPv6 configuration (getIPConfigByIPFamily)',
+      input: dualStack,
+      families: [6],
+      want: [I('1111:1111::1111:1111:0:111'), H('vm1'), E('2222:2222::2222:2222:0:111')],
+    },
+    {
+      name: 'dual-stack families on a VM without IPv6: its IPv4 answer',
+      input: referenceVM,
+      families: [4, 6],
+      want: [I('172.1.0.3'), H('vm1'), E('192.168.1.12')],
+    },
+    {
+      name: 'a second NIC missing from the listing does not matter: only the primary one is read',
+      input: { ...dualStack, interfaces: new Map([...dualStack.interfaces].filter(([id]) => id === NIC('nic-a').toLowerCase())) },
+      families: [4],
+      want: [I('10.240.0.1'), H('vm1'), E('192.168.1.12')],
+    },
+    {
+      name: 'reference (TestGetIPConfigByIPFamily): configurations told apart by privateIPAddressVersion',
+      input: input([{ ref: { id: NIC('nic') }, nic: { id: NIC('nic'), name: 'nic', ipConfigurations: [
+        { name: 'ipconfig1', primary: true, privateIPAddress: '10.10.0.12', privateIPAddressVersion: 'IPv4' },
+        { name: 'ipconfig2', primary: false, privateIPAddress: 'fd00::eef0', privateIPAddressVersion: 'IPv6' },
+      ] } }]),
+      families: [6],
+      want: [I('fd00::eef0'), H('vm1')],
+    },
+  ];
+  it.each(cases)('$name', ({ input: i, families, want }) => {
+    expect(azureNodeAddresses(i, { ipFamilies: families })).toEqual(want);
+    expect(azureNodeAddresses(i, { ipFamilies: families, ipConfigurations: 'primary' })).toEqual(want);
+  });
+});
+
+describe('azureNodeAddresses, nodeIPConfigurations all', () => {
   const cases: { name: string; input: ReturnType<typeof input>; families: IPFamily[]; want: NodeAddress[] }[] = [
     {
       name: 'reference (TestNodeAddresses, ARM path): InternalIP, Hostname, then the ExternalIP of the attached public IP',
@@ -66,7 +129,7 @@ describe('azureNodeAddresses', () => {
       want: [I('172.1.0.3'), H('vm1')],
     },
     {
-      name: 'reference (TestNodeAddresses, dual-stack VM), IPv4 cluster: IPv6 configurations left out',
+      name: 'dual-stack VM, IPv4 cluster: every IPv4 configuration, IPv6 ones left out',
       input: dualStack,
       families: [4],
       want: [I('10.240.0.1'), I('10.240.0.9'), I('10.241.0.7'), H('vm1'), E('192.168.1.12')],
@@ -75,13 +138,13 @@ describe('azureNodeAddresses', () => {
       name: 'dual-stack, IPv4 primary: primary NIC first, primary configuration first, each kind IPv4 then IPv6',
       input: dualStack,
       families: [4, 6],
-      want: [I('10.240.0.1'), I('10.240.0.9'), I('10.241.0.7'), I('1111:1111::1111:1111:0:111'), H('vm1'), E('192.168.1.12'), E('2222:2222::2222:2222:0:111')],
+      want: [I('10.240.0.1'), I('10.240.0.9'), I('10.241.0.7'), I('1111:1111::1111:1111:0:111'), I('fd00::9'), H('vm1'), E('192.168.1.12'), E('2222:2222::2222:2222:0:111')],
     },
     {
       name: 'dual-stack, IPv6 primary: the IPv6 addresses of each kind first',
       input: dualStack,
       families: [6, 4],
-      want: [I('1111:1111::1111:1111:0:111'), I('10.240.0.1'), I('10.240.0.9'), I('10.241.0.7'), H('vm1'), E('2222:2222::2222:2222:0:111'), E('192.168.1.12')],
+      want: [I('1111:1111::1111:1111:0:111'), I('fd00::9'), I('10.240.0.1'), I('10.240.0.9'), I('10.241.0.7'), H('vm1'), E('2222:2222::2222:2222:0:111'), E('192.168.1.12')],
     },
     {
       name: 'reference (TestGetIPConfigByIPFamily): configurations told apart by family',
@@ -100,9 +163,16 @@ describe('azureNodeAddresses', () => {
     },
   ];
   it.each(cases)('$name', ({ input: i, families, want }) => {
-    expect(azureNodeAddresses(i, { ipFamilies: families })).toEqual(want);
+    expect(azureNodeAddresses(i, { ipFamilies: families, ipConfigurations: 'all' })).toEqual(want);
   });
 
+  it('a second NIC missing from the listing is an error then', () => {
+    const missing = { ...dualStack, interfaces: new Map([...dualStack.interfaces].filter(([id]) => id === NIC('nic-a').toLowerCase())) };
+    expect(() => azureNodeAddresses(missing, { ipFamilies: [4], ipConfigurations: 'all' })).toThrow(/network interface .*\/nic-b of "vm1" is not in the listing/);
+  });
+});
+
+describe('azureNodeAddresses errors (either mode)', () => {
   it.each([
     ['no NIC at all', input([]), /instance "vm1" has no network interface/],
     ['several NICs, none primary (getPrimaryInterfaceID)', input([
@@ -117,6 +187,7 @@ describe('azureNodeAddresses', () => {
     ['a private address that is no IP', input([{ ref: { id: NIC('nic') }, nic: { id: NIC('nic'), name: 'nic', ipConfigurations: [{ name: 'c', privateIPAddress: '10.0.0.300' }] } }]), /ipconfig "c": privateIPAddress "10\.0\.0\.300" is not an IP address/],
   ] as const)('%s is an error', (_name, i, message, families: readonly IPFamily[] = [4]) => {
     expect(() => azureNodeAddresses(i, { ipFamilies: families })).toThrow(message);
+    expect(() => azureNodeAddresses(i, { ipFamilies: families, ipConfigurations: 'all' })).toThrow(message);
   });
 
   it('rejects a bad family list', () => {

@@ -37,15 +37,28 @@ describe('azure providerIDs', () => {
   });
 });
 
+// Rows marked "reference" re-express TestGetZoneByNodeName (pkg/provider/azure_vmss_test.go);
+// the others follow GetZoneByNodeName of azure_standard.go (standalone VMs) and azure_vmssflex.go.
 describe('zones (reference: GetZoneByNodeName)', () => {
   it.each([
-    ['eastus', ['1'], 2, 'eastus-1'],
-    ['WestEurope', ['3'], undefined, 'westeurope-3'],
-    ['eastus', undefined, 2, '2'],
-    ['eastus', [], 0, '0'],
-    ['eastus', undefined, undefined, '0'],
-  ] as const)('%s zones %j fault domain %j → %s', (location, zones, fd, want) => {
-    expect(azureZone(location, zones as string[] | undefined, fd)).toBe(want);
+    ['reference: a zoned scale-set instance', 'westus', ['2'], 3, true, 'westus-2'],
+    ['reference: in lower case', 'WestUS', ['2'], 3, true, 'westus-2'],
+    ['reference: a scale-set instance without zone: its fault domain', 'westus', undefined, 3, true, '3'],
+    ['a zoned standalone VM', 'WestEurope', ['3'], undefined, false, 'westeurope-3'],
+    ['a standalone VM without zone: its fault domain', 'eastus', undefined, 2, false, '2'],
+    ['fault domain 0', 'eastus', [], 0, true, '0'],
+    ['a standalone VM with neither: 0 (azure_standard.go)', 'eastus', undefined, undefined, false, '0'],
+  ] as const)('%s', (_name, location, zones, fd, inScaleSet, want) => {
+    expect(azureZone(location, zones as string[] | undefined, fd, inScaleSet)).toBe(want);
+  });
+
+  it('a scale-set instance (uniform or flexible) with neither zone nor fault domain is an error: the node is retried', () => {
+    expect(() => azureZone('westus', undefined, undefined, true)).toThrow(/^failed to get zone info/);
+    expect(() => azureZone('westus', [], undefined, true)).toThrow(/^failed to get zone info/);
+  });
+
+  it('a zone that is no number is an error', () => {
+    expect(() => azureZone('westus', ['a'], 1, false)).toThrow(/zones: "a" is not a zone number/);
   });
 });
 

@@ -3,12 +3,20 @@
 // emulated AAD tenant found through the ARM endpoint's metadata), a user-assigned managed identity
 // (the emulated IMDS), a client secret. The only test seam is trust in the emulator's certificate.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AzureEmulator, type EmulatedScaleSetVM, type EmulatedVM } from '../../emulators/azure/server.js';
 import { AZURE_LISTING_MAX_AGE_MS, createAzureProvider, ThrottleGate, type AzureFactoryOptions, type AzureProvider } from '../../../providers/azure/index.js';
 import type { InstanceResult, NodeRef } from '../../../providers/types.js';
+
+const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const fixture = (name: string) => readFileSync(path.join(fixtures, name));
+/** The x5t#S256 header value of a certificate: its SHA-256 thumbprint, base64url. */
+const x5tS256 = (pem: Buffer) => createHash('sha256').update(Buffer.from(pem.toString().replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, ''), 'base64')).digest('base64url');
 
 const SUB = '0b1f6471-1bf0-4dda-aec3-111122223333';
 const RG = 'k8s-nodes';
@@ -107,8 +115,8 @@ describe('azure provider against the ARM emulator', () => {
     });
     // No zone: the fault domain, from the subscription's run-time view.
     expect(res['vm-b']).toMatchObject({ providerID: vmPID('vm-b'), zone: '2', region: 'westeurope' });
-    // The IPv4 cluster gets the IPv4 configurations, primary NIC and configuration first.
-    expect(res['vm-dual']).toMatchObject({ addresses: [{ type: 'InternalIP', address: '10.3.0.4' }, { type: 'InternalIP', address: '10.3.0.9' }, { type: 'Hostname', address: 'vm-dual' }, { type: 'ExternalIP', address: '20.50.0.4' }] });
+    // As cloud-provider-azure: the primary NIC's primary configuration and its public IP, nothing else.
+    expect(res['vm-dual']).toMatchObject({ addresses: [{ type: 'InternalIP', address: '10.3.0.4' }, { type: 'Hostname', address: 'vm-dual' }, { type: 'ExternalIP', address: '20.50.0.4' }] });
     // A public IP without an address yet gives no ExternalIP.
     expect(res['vm-other-rg']).toMatchObject({ providerID: vmPID('vm-other-rg', 'other-rg'), addresses: [{ type: 'InternalIP', address: '10.9.0.4' }, { type: 'Hostname', address: 'vm-other-rg' }] });
     expect(res[computerName(0)]).toEqual({
@@ -134,14 +142,15 @@ describe('azure provider against the ARM emulator', () => {
     expect(emu.count('token')).toBe(1);
   });
 
-  it('dual-stack: IPv6 configurations and public IPs included, in the configured family order', async () => {
+  it('dual-stack: the primary NIC\'s IPv6 configuration and its public IP, in the configured family order; every configuration only with nodeIPConfigurations all', async () => {
     const v4first = await provider({ nodeIPFamilies: ['IPv4', 'IPv6'] });
     const v6first = await provider({ nodeIPFamilies: ['IPv6', 'IPv4'] });
-    const a = summarise(await v4first.instancesMetadata([{ name: 'vm-dual' }]));
-    const b = summarise(await v6first.instancesMetadata([{ name: 'vm-dual' }]));
+    const all = await provider({ nodeIPFamilies: ['IPv4', 'IPv6'], nodeIPConfigurations: 'all' });
     const addrs = (r: unknown) => (r as { addresses: { type: string; address: string }[] }).addresses.map((x) => `${x.type} ${x.address}`);
-    expect(addrs(a['vm-dual'])).toEqual(['InternalIP 10.3.0.4', 'InternalIP 10.3.0.9', 'InternalIP fd00:10:3::4', 'Hostname vm-dual', 'ExternalIP 20.50.0.4', 'ExternalIP 2603:1020::4']);
-    expect(addrs(b['vm-dual'])).toEqual(['InternalIP fd00:10:3::4', 'InternalIP 10.3.0.4', 'InternalIP 10.3.0.9', 'Hostname vm-dual', 'ExternalIP 2603:1020::4', 'ExternalIP 20.50.0.4']);
+    const of = async (p: AzureProvider) => addrs(summarise(await p.instancesMetadata([{ name: 'vm-dual' }]))['vm-dual']);
+    expect(await of(v4first)).toEqual(['InternalIP 10.3.0.4', 'InternalIP fd00:10:3::4', 'Hostname vm-dual', 'ExternalIP 20.50.0.4', 'ExternalIP 2603:1020::4']);
+    expect(await of(v6first)).toEqual(['InternalIP fd00:10:3::4', 'InternalIP 10.3.0.4', 'Hostname vm-dual', 'ExternalIP 2603:1020::4', 'ExternalIP 20.50.0.4']);
+    expect(await of(all)).toEqual(['InternalIP 10.3.0.4', 'InternalIP 10.3.0.9', 'InternalIP fd00:10:3::4', 'Hostname vm-dual', 'ExternalIP 20.50.0.4', 'ExternalIP 2603:1020::4']);
   });
 
   it('instancesExist and instancesShutdown: power and provisioning states as cloud-provider-azure reads them', async () => {
@@ -193,9 +202,9 @@ describe('azure provider against the ARM emulator', () => {
     expect(res['vm-a']).toMatchObject({ providerID: vmPID('vm-a') });
   });
 
-  it('an instance whose NIC names no primary is an error for that node only', async () => {
+  it('an instance whose NICs name no primary (which ARM refuses to create) is an error for that node only', async () => {
     const azure = await provider();
-    emu.addVM(SUB, RG, vm('vm-new', 11, { nics: [{ name: 'n1', ipConfigs: [{ privateIP: '10.5.0.1' }] }, { name: 'n2', ipConfigs: [{ privateIP: '10.5.0.2' }] }] }));
+    emu.addVM(SUB, RG, vm('vm-new', 11, { nics: [{ name: 'n1', primary: false, ipConfigs: [{ privateIP: '10.5.0.1' }] }, { name: 'n2', primary: false, ipConfigs: [{ privateIP: '10.5.0.2' }] }] }));
     const res = summarise(await azure.instancesMetadata([{ name: 'vm-new' }, { name: 'vm-a' }]));
     expect(res['vm-new']).toMatch(/^error: azure: node vm-new: failed to find a primary nic for the vm\. vmname="vm-new"/);
     expect(res['vm-a']).toMatchObject({ providerID: vmPID('vm-a') });
@@ -287,6 +296,124 @@ describe('azure provider against the ARM emulator', () => {
     await expect(provider({ resourceManagerEndpoint: 'https://127.0.0.1:9' })).rejects.toThrow(/^azure: resourceManagerEndpoint: reading the cloud's endpoints failed: /);
   });
 
+  it('zones: a scale-set instance (uniform or flexible) with neither zone nor fault domain is an error for its node; a standalone VM is "0"', async () => {
+    const azure = await provider();
+    emu.addScaleSetVM(SUB, RG, POOL, inst(5, { zones: undefined, faultDomain: null }));
+    emu.addVM(SUB, RG, vm('vm-new', 13, { zones: undefined, faultDomain: null }));
+    emu.addVM(SUB, RG, vm('vm-stopped', 14, { zones: undefined, faultDomain: null, scaleSet: 'flex' }));
+    const res = summarise(await azure.instancesMetadata([{ name: 'ss-5', providerID: ssPID(5) }, { name: 'vm-new' }, { name: 'vm-stopped' }, { name: 'vm-b' }]));
+    expect(res['ss-5']).toMatch(/^error: azure: node ss-5: failed to get zone info/);
+    expect(res['vm-stopped']).toMatch(/^error: azure: node vm-stopped: failed to get zone info/);
+    expect(res['vm-new']).toMatchObject({ zone: '0', region: 'westeurope' });
+    expect(res['vm-b']).toMatchObject({ zone: '2' });
+  });
+
+  it('a standalone VM missing from a reused run-time listing is retried, never given zone "0"', async () => {
+    let clock = 5_000_000;
+    const azure = await provider({}, { listingMaxAgeMs: AZURE_LISTING_MAX_AGE_MS, now: () => clock });
+    expect(summarise(await azure.instancesMetadata([{ name: 'vm-b' }]))['vm-b']).toMatchObject({ zone: '2' });
+    // Created after the subscription's run-time listing: the VM listing is made afresh (the node
+    // was not found in the reused one), the run-time listing is still the old one.
+    emu.addVM(SUB, RG, vm('vm-new', 15, { zones: undefined, faultDomain: 1 }));
+    clock += 1_000;
+    expect(summarise(await azure.instancesMetadata([{ name: 'vm-new' }]))['vm-new']).toMatch(/^error: azure: node vm-new: VM vm-new has no run-time view in the subscription's listing yet/);
+    clock += AZURE_LISTING_MAX_AGE_MS + 1;
+    expect(summarise(await azure.instancesMetadata([{ name: 'vm-new' }]))['vm-new']).toMatchObject({ zone: '1' });
+  });
+
+  it('disableAvailabilitySetNodes with vmType standard: the provider is not built, with cloud-provider-azure\'s reason', async () => {
+    await expect(provider({ vmType: 'standard', disableAvailabilitySetNodes: true })).rejects.toThrow("disableAvailabilitySetNodes: true is only supported when vmType is 'vmss' (it is 'standard')");
+  });
+
+  it.each([
+    ['PEM', 'client.pem', undefined],
+    ['PKCS#12 as OpenSSL 1.x and Windows write it', 'client-legacy.pfx', 'pfx-password'],
+    ['PKCS#12 as OpenSSL 3 writes it', 'client-aes.pfx', 'pfx-password'],
+  ])('a client certificate (%s): a signed client assertion AAD accepts', async (_name, file, password) => {
+    emu.registerCertificate(emu.clientId, fixture('client.crt').toString());
+    const certPath = path.join(dir, file);
+    await writeFile(certPath, fixture(file));
+    const azure = await provider({ useFederatedWorkloadIdentityExtension: false, aadClientCertPath: certPath, ...(password ? { aadClientCertPassword: password } : {}) });
+    expect(summarise(await azure.instancesExist([{ name: 'vm-a' }]))).toEqual({ 'vm-a': true });
+    const tokens = emu.requests.filter((r) => r.kind === 'token');
+    expect(tokens).toHaveLength(1);
+    const { header, payload } = tokens[0]!.assertion!;
+    // What the emulated AAD checked: the thumbprint header of the registered certificate, the chain
+    // sent as x5c (cloud-provider-azure's SendCertificateChain), this token endpoint, the client.
+    expect(header).toMatchObject({ alg: 'PS256', 'x5t#S256': x5tS256(fixture('client.crt')) });
+    expect(header.x5c).toEqual([fixture('client.crt').toString().replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '')]);
+    expect(payload).toMatchObject({ aud: `${emu.url}/${emu.tenantId}/oauth2/v2.0/token`, iss: emu.clientId, sub: emu.clientId });
+    expect(tokens[0]!.form).toMatchObject({ client_id: emu.clientId, grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' });
+  });
+
+  it('a client certificate AAD does not know fails every node as retryable; a bad file stops the provider from being built', async () => {
+    const rotated = path.join(dir, 'unregistered.pfx');
+    await writeFile(rotated, fixture('rotated-nopass.pfx'));
+    const azure = await provider({ useFederatedWorkloadIdentityExtension: false, aadClientCertPath: rotated }, { maxRetries: 0 });
+    expect(summarise(await azure.instancesExist([{ name: 'vm-a' }]))['vm-a']).toMatch(/^error: .*AADSTS700027: The certificate with identifier used to sign the client assertion is not registered on application/);
+    const wrong = path.join(dir, 'client-legacy.pfx');
+    await writeFile(wrong, fixture('client-legacy.pfx'));
+    await expect(provider({ useFederatedWorkloadIdentityExtension: false, aadClientCertPath: wrong, aadClientCertPassword: 'nope' }))
+      .rejects.toThrow(`azure: aadClientCertPath ${wrong}: neither PEM nor a readable PKCS#12 file: the password is wrong or the file is damaged (its MAC does not verify)`);
+    await expect(provider({ useFederatedWorkloadIdentityExtension: false, aadClientCertPath: path.join(dir, 'absent.pem') }))
+      .rejects.toThrow(/^azure: aadClientCertPath: reading .*absent\.pem failed: ENOENT/);
+  });
+
+  it('aadMSIDataPlaneIdentityPath: the identity\'s certificate at its authority; a newer file replaces it, an older one does not', async () => {
+    const msiClient = '77777777-8888-9999-aaaa-bbbbbbbbbbbb';
+    emu.registerCertificate(msiClient, fixture('client.crt').toString());
+    const msiDir = await mkdtemp(path.join(dir, 'msi-'));
+    const file = path.join(msiDir, 'identity.json');
+    const identity = (pfx: string, notBefore: string) => JSON.stringify({
+      authentication_endpoint: `${emu.url}/`, client_id: msiClient, tenant_id: emu.tenantId, object_id: 'cccccccc-0000-0000-0000-000000000000',
+      resource_id: `/subscriptions/${SUB}/resourcegroups/rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/ccm`,
+      client_secret: fixture(pfx).toString('base64'), client_secret_url: 'https://control.example/identity', mtls_authentication_endpoint: `${emu.url}/`,
+      not_before: notBefore, not_after: '2126-01-01T00:00:00Z', renew_after: '2100-01-01T00:00:00Z', cannot_renew_after: '2125-01-01T00:00:00Z',
+    });
+    await writeFile(file, identity('client-nopass.pfx', '2025-01-01T00:00:00Z'));
+    // Tokens that expire within a minute: every call asks for a new one, with the credential in use.
+    emu.tokenLifetimeSeconds = 60;
+    const azure = await provider({ useFederatedWorkloadIdentityExtension: false, aadMSIDataPlaneIdentityPath: file }, { maxRetries: 0 });
+    expect(summarise(await azure.instancesExist([{ name: 'vm-a' }]))).toEqual({ 'vm-a': true });
+    const first = emu.requests.filter((r) => r.kind === 'token');
+    expect(first.length).toBeGreaterThan(0);
+    expect(first.every((r) => r.form?.client_id === msiClient && r.assertion?.header['x5t#S256'] === x5tS256(fixture('client.crt')))).toBe(true);
+    // msi-dataplane's credential: the certificate chain sent along (x5c).
+    expect(first[0]!.assertion!.header.x5c).toHaveLength(1);
+    // An older file (as a Secret volume swaps it in: a rename in the directory) changes nothing.
+    emu.registerCertificate(msiClient, fixture('rotated.crt').toString());
+    await writeFile(`${file}.tmp`, identity('rotated-nopass.pfx', '2024-01-01T00:00:00Z'));
+    await rename(`${file}.tmp`, file);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = emu.requests.length;
+    expect(summarise(await azure.instancesExist([{ name: 'vm-a' }]))).toEqual({ 'vm-a': true });
+    const afterOlder = emu.requests.slice(before).filter((r) => r.kind === 'token');
+    expect(afterOlder.length).toBeGreaterThan(0);
+    expect(afterOlder.every((r) => r.assertion?.header['x5t#S256'] === x5tS256(fixture('client.crt')))).toBe(true);
+    // A newer one is used for the next token.
+    await writeFile(`${file}.tmp`, identity('rotated-nopass.pfx', '2025-06-01T00:00:00Z'));
+    await rename(`${file}.tmp`, file);
+    const rotated = x5tS256(fixture('rotated.crt'));
+    const deadline = Date.now() + 5_000;
+    while (!emu.requests.some((r) => r.kind === 'token' && r.assertion?.header['x5t#S256'] === rotated) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await azure.instancesExist([{ name: 'vm-a' }]);
+    }
+    const thumbprints = emu.requests.filter((r) => r.kind === 'token').map((r) => r.assertion?.header['x5t#S256']);
+    expect(thumbprints[0]).toBe(x5tS256(fixture('client.crt')));
+    // Once the newer certificate is in use, the older one never comes back.
+    const switched = thumbprints.indexOf(rotated);
+    expect(switched).toBeGreaterThan(0);
+    expect(thumbprints.slice(switched).every((t) => t === rotated)).toBe(true);
+    expect(emu.requests.filter((r) => r.kind === 'token').every((r) => r.form?.client_id === msiClient)).toBe(true);
+  });
+
+  it('aadMSIDataPlaneIdentityPath that cannot be read stops the provider from being built, naming the field', async () => {
+    const file = path.join(dir, 'msi-bad.json');
+    await writeFile(file, JSON.stringify({ client_id: 'x', tenant_id: emu.tenantId, authentication_endpoint: `${emu.url}/`, not_before: '2025-01-01T00:00:00Z' }));
+    await expect(provider({ useFederatedWorkloadIdentityExtension: false, aadMSIDataPlaneIdentityPath: file })).rejects.toThrow(`aadMSIDataPlaneIdentityPath ${file}: missing client_secret`);
+  });
+
   it('a client secret; a wrong one fails every node as retryable', async () => {
     const azure = await provider({ useFederatedWorkloadIdentityExtension: false, aadClientSecret: emu.clientSecret });
     expect(summarise(await azure.instancesExist([{ name: 'vm-a' }]))).toEqual({ 'vm-a': true });
@@ -358,5 +485,87 @@ describe('azure provider: calls per batch of 500 nodes', () => {
       expect([...res.values()].every((r) => r.kind === 'found')).toBe(true);
     }
     expect(emu.armCalls).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('azure provider on Azure Stack Hub (cloud AzureStackCloud)', () => {
+  // Azure Stack Hub as the adapter meets it: an ARM metadata entry named AzureStackCloud without
+  // resourceManager, its own token audience, and only the API versions it serves.
+  const STACK_AUDIENCE = 'https://management.contoso.onmicrosoft.com/4de154de-f8a8-4017-af41-df619da68155';
+  const emu = new AzureEmulator({
+    cloudName: 'AzureStackCloud', metadataResourceManager: false, audience: STACK_AUDIENCE,
+    apiVersions: { virtualMachines: ['2017-12-01'], virtualMachineScaleSets: ['2019-07-01'], network: ['2018-11-01'] },
+  });
+  let dir = '';
+  let tokenFile = '';
+  const built: AzureProvider[] = [];
+
+  async function build(config: Record<string, unknown>, env: AzureFactoryOptions['env'] = {}): Promise<AzureProvider> {
+    const text = JSON.stringify({
+      cloud: 'AzureStackCloud', tenantId: emu.tenantId, subscriptionId: SUB, resourceGroup: RG, vmType: 'vmss',
+      useFederatedWorkloadIdentityExtension: true, aadClientId: emu.clientId, aadFederatedTokenFile: tokenFile, ...config,
+    });
+    const p = await createAzureProvider({ cloudConfig: { path: 'azure.json', text } }, { tlsCA: emu.ca, env, listingMaxAgeMs: 0, retryDelayMs: 10, maxRetries: 0, gate: new ThrottleGate() });
+    built.push(p);
+    return p;
+  }
+
+  beforeAll(async () => {
+    await emu.start();
+    dir = await mkdtemp(path.join(tmpdir(), 'azure-stack-'));
+    tokenFile = path.join(dir, 'token');
+    await writeFile(tokenFile, emu.federatedToken);
+    emu.addVM(SUB, RG, vm('vm-a', 1, { zones: undefined, faultDomain: 1 }));
+    emu.addScaleSet(SUB, RG, { name: POOL, computerNamePrefix: POOL });
+    emu.addScaleSetVM(SUB, RG, POOL, inst(0, { zones: undefined, nics: [{ name: 'nic0', ipConfigs: [{ privateIP: '10.2.0.4', publicIP: '20.60.0.4' }] }] }));
+  });
+  afterAll(async () => {
+    for (const p of built) await p.close();
+    await emu.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => emu.reset());
+
+  it('the endpoints from resourceManagerEndpoint\'s metadata, and each call with Azure Stack Hub\'s API version', async () => {
+    const azure = await build({ resourceManagerEndpoint: emu.url });
+    const res = summarise(await azure.instancesMetadata([{ name: 'vm-a' }, { name: computerName(0), providerID: ssPID(0) }]));
+    expect(res['vm-a']).toMatchObject({ providerID: vmPID('vm-a'), zone: '1', addresses: [{ type: 'InternalIP', address: '10.1.0.5' }, { type: 'Hostname', address: 'vm-a' }] });
+    expect(res[computerName(0)]).toMatchObject({ zone: '0', addresses: [{ type: 'InternalIP', address: '10.2.0.4' }, { type: 'Hostname', address: computerName(0) }, { type: 'ExternalIP', address: '20.60.0.4' }] });
+    const metadata = emu.requests.filter((r) => r.kind === 'metadata');
+    expect(metadata.map((r) => r.query['api-version'])).toEqual(['2019-05-01']);
+    // The token was asked for the cloud's own audience.
+    expect(emu.requests.filter((r) => r.kind === 'token').map((r) => r.form?.scope)).toEqual([`${STACK_AUDIENCE}/.default`]);
+    const versions = Object.fromEntries(['vms', 'vmStatuses', 'scaleSets', 'scaleSetVMs', 'nics', 'scaleSetNics', 'scaleSetPips']
+      .map((k) => [k, [...new Set(emu.requests.filter((r) => r.kind === k).map((r) => r.query['api-version']))]]));
+    expect(versions).toEqual({
+      vms: ['2017-12-01'], vmStatuses: ['2017-12-01'], scaleSets: ['2019-07-01'], scaleSetVMs: ['2019-07-01'], nics: ['2018-11-01'], scaleSetNics: ['2018-11-01'], scaleSetPips: ['2018-11-01'],
+    });
+    expect(emu.requests.filter((r) => r.status >= 400)).toEqual([]);
+  });
+
+  it('disableAzureStackCloud: the SDK\'s own API versions, which Azure Stack Hub refuses (each node a retryable error)', async () => {
+    const azure = await build({ resourceManagerEndpoint: emu.url, disableAzureStackCloud: true });
+    const res = summarise(await azure.instancesExist([{ name: 'vm-a', providerID: vmPID('vm-a') }]));
+    expect(res['vm-a']).toMatch(/^error: azure: node vm-a: listing the VMs of resource group k8s-nodes failed: NoRegisteredProviderFound, HTTP 400/);
+  });
+
+  it('AZURE_ENVIRONMENT_FILEPATH instead of resourceManagerEndpoint, as cloud-provider-azure reads it', async () => {
+    const file = path.join(dir, 'azurestackcloud.json');
+    await writeFile(file, JSON.stringify({ name: 'AzureStackCloud', resourceManagerEndpoint: `${emu.url}/`, activeDirectoryEndpoint: `${emu.url}/`, tokenAudience: STACK_AUDIENCE, storageEndpointSuffix: 'local.azurestack.external' }));
+    const azure = await build({}, { AZURE_ENVIRONMENT_FILEPATH: file });
+    expect(summarise(await azure.instancesExist([{ name: 'vm-a' }]))).toEqual({ 'vm-a': true });
+    expect(emu.count('metadata')).toBe(0);
+  });
+
+  it('a metadata answer that names no AzureStackCloud: the provider is not built (upstream would go on with the public cloud\'s endpoints)', async () => {
+    const other = new AzureEmulator({ cloudName: 'AzureCloud' });
+    await other.start();
+    try {
+      const text = JSON.stringify({ cloud: 'AzureStackCloud', subscriptionId: SUB, resourceGroup: RG, useManagedIdentityExtension: true, resourceManagerEndpoint: other.url });
+      await expect(createAzureProvider({ cloudConfig: { path: 'azure.json', text } }, { tlsCA: other.ca, env: {} }))
+        .rejects.toThrow(/^azure: cloud AzureStackCloud: the metadata of https:\/\/127\.0\.0\.1:\d+\/ names its resourceManager, authorityHost, audience \(.*names no cloud "AzureStackCloud" \(it names "AzureCloud"\)/);
+    } finally {
+      await other.stop();
+    }
   });
 });

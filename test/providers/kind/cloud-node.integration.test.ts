@@ -23,7 +23,7 @@ const NODES: Record<string, { v4: string; v6: string }> = {
 describe('kind adapter under the cloud node controller', () => {
   const cluster = useDouble();
 
-  async function start(): Promise<{ docker: DockerEmulator; events: MemoryEvents; controller: CloudNodeController }> {
+  async function start(): Promise<{ docker: DockerEmulator; events: MemoryEvents; controller: CloudNodeController; cached: (name: string) => boolean }> {
     const docker = new DockerEmulator();
     await docker.start();
     cluster.defer(() => docker.stop());
@@ -42,15 +42,21 @@ describe('kind adapter under the cloud node controller', () => {
       await controller.stop();
       await conn.close();
     });
-    return { docker, events, controller };
+    const cached = (name: string): boolean => {
+      const n = conn.nodes.get(name);
+      return n !== undefined && !hasUninitializedTaint(n);
+    };
+    return { docker, events, controller, cached };
   }
 
   it('initialises every node of a cluster named "ccm-"; a stopped container keeps its node\'s addresses, no Warning, every round', async () => {
-    const { docker, events, controller } = await start();
+    const { docker, events, controller, cached } = await start();
     for (const [name, { v4, v6 }] of Object.entries(NODES)) {
       createNode(cluster.api, { name, providerID: `kind://docker/${CLUSTER}/${name}`, nodeIP: `${v4},${v6}`, addresses: [ip(v4), ip(v6), ip(name, 'Hostname')] });
     }
     await eventually(() => Object.keys(NODES).every((n) => isInitialised(cluster.api, n)), { timeoutMs: 10_000, what: 'every kind node initialised' });
+    // The refresh reads the controller's cache: it must have seen the untainted nodes too.
+    await eventually(() => Object.keys(NODES).every((n) => cached(n)), { timeoutMs: 10_000, what: 'the cache has every node untainted' });
     for (const [name, { v4, v6 }] of Object.entries(NODES)) {
       expect(storedNode(cluster.api, name).spec?.providerID).toBe(`kind://docker/${CLUSTER}/${name}`);
       expect(storedNode(cluster.api, name).status?.addresses).toEqual([ip(v4), ip(v6), ip(name, 'Hostname')]);

@@ -49,15 +49,11 @@ describe('readAnswer', () => {
   it.each([
     ['not JSON', '<html>', [/^not JSON: /]],
     ['another version', answer({}, { apiVersion: 'webhook.node-address-ccm.io/v2' }), ['apiVersion: must be "webhook.node-address-ccm.io/v1" (value "webhook.node-address-ccm.io/v2")']],
+    ['another kind', answer({}, { kind: 'InstancesRequest' }), ['kind: must be "InstancesResponse" (value "InstancesRequest")']],
     ['no nodes', JSON.stringify({ apiVersion: WEBHOOK_API_VERSION, kind: 'InstancesResponse' }), ['nodes: required']],
-    ['two outcomes for one node', answer({ a: { ...found(), notFound: {} } }), [/^nodes\.a: must hold exactly one of found, notFound, error \(value \{"found":\{"providerID":"inv:\/\/a",.*\.\.\.\)$/]],
-    ['an unknown address type', answer({ a: found({ addresses: [{ type: 'PublicIP', address: '1.2.3.4' }] }) }), ['nodes.a.found.addresses[0].type: must be one of Hostname, InternalIP, ExternalIP, InternalDNS, ExternalDNS (value "PublicIP")']],
-    ['a misspelt field', answer({ a: found({ providerId: 'x' }) }), ['nodes.a.found.providerId: unknown field (value "x")']],
-    ['an error without a message', answer({ a: { error: {} } }), ['nodes.a.error.message: required']],
-    ['an IP that is not one', answer({ a: found({ addresses: [{ type: 'InternalIP', address: '10.0.0.256' }] }) }), ['nodes.a.found.addresses[0].address: InternalIP must be an IP address (value "10.0.0.256")']],
-    ['a pod CIDR with host bits', answer({ 'node.b': found({ podCIDRs: ['10.0.0.1/24'] }) }), ['nodes."node.b".found.podCIDRs[0]: host bits are set (network address is 10.0.0.0/24) (value "10.0.0.1/24")']],
-    ['problems in several places', answer({ a: found({ zone: 5 }), b: { gone: {} } }), ['nodes.a.found.zone: must be string (value 5)', 'nodes.b.gone: unknown field (value {})']],
-  ])('%s: refused, field by field', (_name, body, problems) => {
+    ['nodes as a list', answer({}, { nodes: [] }), ['nodes: must be object (value [])']],
+    ['an unknown top-level field', answer({}, { items: {} }), ['items: unknown field (value {})']],
+  ])('%s: the whole answer is refused (the batch waits)', (_name, body, problems) => {
     const r = readAnswer(body);
     expect(r.ok).toBe(false);
     const got = (r as { problems: string[] }).problems;
@@ -65,11 +61,45 @@ describe('readAnswer', () => {
     problems.forEach((p, i) => (typeof p === 'string' ? expect(got[i]).toBe(p) : expect(got[i]).toMatch(p)));
   });
 
-  it('names five problems and counts the rest', () => {
-    const nodes = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`n${i}`, { error: {} }]));
-    const r = readAnswer(answer(nodes)) as { problems: string[] };
-    expect(r.problems).toHaveLength(6);
-    expect(r.problems[5]).toBe('and 3 more');
+  it.each([
+    ['two outcomes for one node', { a: { ...found(), notFound: {} } }, [/^nodes\.a: must hold exactly one of found, notFound, error \(value \{"found":\{"providerID":"inv:\/\/a",.*\.\.\.\)$/]],
+    ['an unknown address type', { a: found({ addresses: [{ type: 'PublicIP', address: '1.2.3.4' }] }) }, ['nodes.a.found.addresses[0].type: must be one of Hostname, InternalIP, ExternalIP, InternalDNS, ExternalDNS (value "PublicIP")']],
+    ['a misspelt field', { a: found({ providerId: 'x' }) }, ['nodes.a.found.providerId: unknown field (value "x")']],
+    ['an error without a message', { a: { error: {} } }, ['nodes.a.error.message: required']],
+    ['an IP that is not one', { a: found({ addresses: [{ type: 'InternalIP', address: '10.0.0.256' }] }) }, ['nodes.a.found.addresses[0].address: InternalIP must be an IP address (value "10.0.0.256")']],
+    ['a pod CIDR with host bits', { 'node.b': found({ podCIDRs: ['10.0.0.1/24'] }) }, ['nodes."node.b".found.podCIDRs[0]: host bits are set (network address is 10.0.0.0/24) (value "10.0.0.1/24")']],
+    ['a field of the wrong type', { a: found({ zone: 5 }) }, ['nodes.a.found.zone: must be string (value 5)']],
+    ['an outcome that is not one', { a: { gone: {} } }, ['nodes.a.gone: unknown field (value {})']],
+  ])('%s: that entry alone is refused, field by field; the others are read', (_name, nodes, problems) => {
+    const r = readAnswer(answer({ ...nodes, ok: found({ providerID: 'inv://ok' }), gone: { notFound: {} } }));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const [name] = Object.keys(nodes) as [string];
+    const own = r.outcomes.get(name);
+    expect(own?.kind).toBe('refused');
+    const got = (own as { problems: string[] }).problems;
+    expect(got).toHaveLength(problems.length);
+    problems.forEach((p, i) => (typeof p === 'string' ? expect(got[i]).toBe(p) : expect(got[i]).toMatch(p)));
+    expect(r.outcomes.get('ok')).toMatchObject({ kind: 'found', metadata: { providerID: 'inv://ok' } });
+    expect(r.outcomes.get('gone')).toEqual({ kind: 'notFound' });
+  });
+
+  it('problems in several entries: each entry names its own', () => {
+    const r = readAnswer(answer({ a: found({ zone: 5 }), b: { gone: {} }, c: found({ labels: { 'kubernetes.io/role': 'x' } }) }));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.outcomes.get('a')).toEqual({ kind: 'refused', problems: ['nodes.a.found.zone: must be string (value 5)'] });
+    expect(r.outcomes.get('b')).toEqual({ kind: 'refused', problems: ['nodes.b.gone: unknown field (value {})'] });
+    expect(r.outcomes.get('c')?.kind).toBe('found');
+    expect(r.notes).toEqual(['node c: label "kubernetes.io/role" dropped: the kubernetes.io and k8s.io namespaces are not the cloud\'s']);
+  });
+
+  it('names five problems of an entry and counts the rest', () => {
+    const addresses = Array.from({ length: 8 }, (_, i) => ({ type: 'PublicIP', address: `10.0.0.${i}` }));
+    const r = readAnswer(answer({ a: found({ addresses }) }));
+    const problems = (r.ok && r.outcomes.get('a')?.kind === 'refused') ? (r.outcomes.get('a') as { problems: string[] }).problems : [];
+    expect(problems).toHaveLength(6);
+    expect(problems[5]).toBe('and 3 more');
   });
 });
 

@@ -1,14 +1,15 @@
 // The webhook provider built through the registry, against the reference webhook over real HTTPS
 // (a self-signed CA made here, a bearer token): the three outcomes, batching, retries of 5xx and
 // timeouts, final 4xx, refused answers, answers for the wrong nodes, token rotation, mutual TLS.
-// Errors of every kind reject the call or make a node an error: none reads as "not found".
+// Errors of every kind make a node an error, its own or its POST's (a BatchError the controllers
+// split): none reads as "not found", and no POST's failure lands on another POST's nodes.
 import { mkdtemp, rm, writeFile, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createProvider } from '../../../providers/registry.js';
-import type { CloudProvider } from '../../../providers/types.js';
+import { isBatchError, type CloudProvider, type InstanceResult } from '../../../providers/types.js';
 import { selfSignedCertificate, type CertificateAndKey } from '../../../src/serving/certificate.js';
 import { startReferenceWebhook, type Intercepted, type ReferenceWebhook, type ReferenceWebhookOptions } from '../../../examples/webhook/server.js';
 
@@ -47,6 +48,11 @@ async function start(o: Partial<ReferenceWebhookOptions> = {}, config: Record<st
   return provider;
 }
 
+/** The error message of a node's answer, and whether it is its POST's (a BatchError). */
+function errorOf(answer: InstanceResult<unknown> | undefined): { message: string; batch: boolean } | undefined {
+  return answer?.kind === 'error' ? { message: answer.error.message, batch: isBatchError(answer.error) } : undefined;
+}
+
 /** An intercept that applies `faults` to the first requests, in order, then answers normally. */
 function faults(...list: (Intercepted | undefined)[]): ReferenceWebhookOptions['intercept'] {
   let i = 0;
@@ -82,15 +88,37 @@ describe('the webhook provider', () => {
     expect(webhook?.batches).toHaveLength(3);
   });
 
-  it('a 5xx on every attempt rejects the call, never "not found"', async () => {
+  it('a 5xx on every attempt is an error of the POST\'s batch, never "not found"', async () => {
     const p = await start({ intercept: () => ({ status: 500, body: 'boom' }) }, { attempts: 2 });
-    await expect(p.instancesExist([{ name: 'gone' }])).rejects.toThrow(/^webhook https:\/\/127\.0\.0\.1:\d+\/v1\/instances: HTTP 500: boom \(after 2 attempts\)$/);
+    const e = errorOf((await p.instancesExist([{ name: 'gone' }])).get('gone'));
+    expect(e?.message).toMatch(/^webhook https:\/\/127\.0\.0\.1:\d+\/v1\/instances: HTTP 500: boom \(after 2 attempts\)$/);
+    expect(e?.batch).toBe(true);
     expect(webhook?.batches).toHaveLength(2);
   });
 
   it('a 4xx is final: one POST', async () => {
     const p = await start({ intercept: () => ({ status: 400, body: '{"error":"bad"}' }) });
-    await expect(p.instancesMetadata([{ name: 'a' }])).rejects.toThrow('HTTP 400: {"error":"bad"}');
+    expect(errorOf((await p.instancesMetadata([{ name: 'a' }])).get('a'))?.message).toMatch(/HTTP 400: \{"error":"bad"\}$/);
+    expect(webhook?.batches).toHaveLength(1);
+  });
+
+  it('a document that is not a v1 answer fails its POST\'s nodes, with one BatchError; another POST\'s nodes are answered', async () => {
+    const p = await start({ intercept: (req) => (req.nodes.some((n) => n.name === 'a') ? { body: '{"apiVersion":"v0"' } : undefined) }, { batchSize: 2 });
+    const answers = await p.instancesMetadata([{ name: 'a' }, { name: 'gone' }, { name: 'off' }]);
+    const [a, gone] = [answers.get('a'), answers.get('gone')];
+    expect(a?.kind === 'error' && gone?.kind === 'error' && a.error === gone.error && isBatchError(a.error)).toBe(true);
+    expect(errorOf(a)?.message).toMatch(/^webhook answer refused: not JSON: /);
+    expect(answers.get('off')?.kind).toBe('found');
+  });
+
+  it('one entry that fails its checks costs that node alone: the rest of the same answer is used', async () => {
+    const p = await start({
+      intercept: (_req, answer) => ({ body: JSON.stringify({ ...answer, nodes: { ...answer.nodes, a: { found: { providerID: 'inv://a', addresses: [{ type: 'InternalIP', address: '10.0.0.999' }] } } } }) }),
+    });
+    const answers = await p.instancesMetadata([{ name: 'a' }, { name: 'off' }, { name: 'gone' }]);
+    expect(errorOf(answers.get('a'))).toEqual({ message: 'webhook answer refused: nodes.a.found.addresses[0].address: InternalIP must be an IP address (value "10.0.0.999")', batch: false });
+    expect(answers.get('off')?.kind).toBe('found');
+    expect(answers.get('gone')?.kind).toBe('notFound');
     expect(webhook?.batches).toHaveLength(1);
   });
 
@@ -124,7 +152,7 @@ describe('the webhook provider', () => {
     const p = await start({}, { attempts: 1 });
     expect((await p.instancesExist([{ name: 'a' }])).get('a')?.kind).toBe('found');
     await writeFile(path.join(dir, 'server-token'), 'token-2');
-    await expect(p.instancesExist([{ name: 'a' }])).rejects.toThrow('HTTP 401');
+    expect(errorOf((await p.instancesExist([{ name: 'a' }])).get('a'))?.message).toMatch(/HTTP 401/);
     // Rotated as the kubelet rotates a projected token: a new file renamed over the old one.
     await writeFile(path.join(dir, 'token.new'), 'token-2\n');
     await rename(path.join(dir, 'token.new'), path.join(dir, 'token'));
@@ -134,7 +162,7 @@ describe('the webhook provider', () => {
   it('a server certificate the CA bundle does not vouch for is an error after the attempts, never "not found"', async () => {
     await writeFile(path.join(dir, 'ca.crt'), selfSignedCertificate({ commonName: 'someone-else', hosts: ['127.0.0.1'] }).cert);
     const p = await start({}, { attempts: 2 });
-    await expect(p.instancesExist([{ name: 'gone' }])).rejects.toThrow(/self.signed|unable to verify|certificate/i);
+    expect(errorOf((await p.instancesExist([{ name: 'gone' }])).get('gone'))?.message).toMatch(/self.signed|unable to verify|certificate/i);
     expect(webhook?.requests).toBe(0);
   });
 

@@ -5,9 +5,11 @@
 // either is re-created here. What this file adds is the wiring a test needs: certificates, free
 // ports, a kubeconfig written once /readyz answers, and a clean stop on SIGTERM.
 //
-//	controlplane --dir STATE [--port N] [--service-cidr A,B] [-- extra kube-apiserver flags]
+//	controlplane --dir STATE [--port N] [--service-cidr A,B] [--audit-policy FILE] [--client-users a,b] [-- extra kube-apiserver flags]
 //
 // Prints one JSON line on stdout when the server is ready: {"server":..., "kubeconfig":..., "pid":...}.
+// --client-users: one more client certificate per name (CN the name, group system:masters) and a
+// kubeconfig for it, STATE/<name>.kubeconfig, so that an audit policy can tell clients apart.
 package main
 
 import (
@@ -25,6 +27,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,6 +48,7 @@ func run() error {
 	port := flag.Int("port", 0, "the API server's secure port on 127.0.0.1 (0: a free one)")
 	serviceCIDR := flag.String("service-cidr", "10.96.0.0/16,fd00:10:96::/112", "--service-cluster-ip-range")
 	auditPolicy := flag.String("audit-policy", "", "an audit policy file; the log goes to STATE/audit.log")
+	clientUsers := flag.String("client-users", "", "comma-separated user names: a client certificate (group system:masters) and STATE/<name>.kubeconfig each")
 	flag.Parse()
 	if *dir == "" {
 		return errors.New("--dir is required")
@@ -56,6 +60,16 @@ func run() error {
 	certs := pki{dir: filepath.Join(stateDir, "pki")}
 	if err := certs.ensure(); err != nil {
 		return fmt.Errorf("certificates: %w", err)
+	}
+	var users []string
+	for _, name := range strings.Split(*clientUsers, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		if err := certs.ensureClient(name, []string{"system:masters"}); err != nil {
+			return fmt.Errorf("certificates for %s: %w", name, err)
+		}
+		users = append(users, name)
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -105,15 +119,22 @@ func run() error {
 			"--audit-log-path="+filepath.Join(stateDir, "audit.log"),
 			"--audit-log-format=json",
 			"--audit-log-mode=blocking",
-			"--audit-log-maxsize=0",
+			// Never rotated in a test: the log writer (lumberjack) reads 0 as its default, 100 MB,
+			// and a 50,000-node benchmark writes more than that.
+			"--audit-log-maxsize=1048576",
 		)
 	}
 	args = append(args, flag.Args()...)
 
 	kubeconfig := filepath.Join(stateDir, "admin.kubeconfig")
 	server := "https://127.0.0.1:" + strconv.Itoa(securePort)
-	if err := writeKubeconfig(kubeconfig, server, certs); err != nil {
+	if err := writeKubeconfig(kubeconfig, server, certs, "admin", "test-admin"); err != nil {
 		return err
+	}
+	for _, name := range users {
+		if err := writeKubeconfig(filepath.Join(stateDir, name+".kubeconfig"), server, certs, name, name); err != nil {
+			return err
+		}
 	}
 
 	cmd := app.NewAPIServerCommand()
@@ -224,7 +245,8 @@ func waitReady(ctx context.Context, server string, certs pki, served <-chan erro
 	return errors.New("kube-apiserver's /readyz did not answer 200 within 120 s")
 }
 
-func writeKubeconfig(path, server string, certs pki) error {
+// writeKubeconfig writes a kubeconfig for the client certificate `cert` (<cert>.crt, <cert>.key).
+func writeKubeconfig(path, server string, certs pki, cert, user string) error {
 	text := fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters:
@@ -233,16 +255,16 @@ clusters:
     server: %s
     certificate-authority: %s
 users:
-- name: test-admin
+- name: %[5]s
   user:
-    client-certificate: %s
-    client-key: %s
+    client-certificate: %[3]s
+    client-key: %[4]s
 contexts:
 - name: controlplane
   context:
     cluster: controlplane
-    user: test-admin
+    user: %[5]s
 current-context: controlplane
-`, server, certs.path("ca.crt"), certs.path("admin.crt"), certs.path("admin.key"))
+`, server, certs.path("ca.crt"), certs.path(cert+".crt"), certs.path(cert+".key"), user)
 	return os.WriteFile(path, []byte(text), 0o600)
 }

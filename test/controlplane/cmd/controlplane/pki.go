@@ -111,6 +111,69 @@ func (p pki) ensure() error {
 	return os.WriteFile(p.path("sa.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}), 0o600)
 }
 
+// ensureClient issues a client certificate for one more user, signed by the CA (once per state
+// folder): CN is the user name, O its groups. The benchmarks give each controller its own user so
+// that the API server's audit log tells their requests apart.
+func (p pki) ensureClient(name string, groups []string) error {
+	if _, err := os.Stat(p.path(name + ".crt")); err == nil {
+		return nil
+	}
+	caCert, caKey, err := p.loadCA()
+	if err != nil {
+		return err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return err
+	}
+	now := time.Now().Add(-time.Hour)
+	template := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: name, Organization: groups},
+		NotBefore:    now,
+		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		return err
+	}
+	if err := writeCert(p.path(name+".crt"), der); err != nil {
+		return err
+	}
+	return writeKey(p.path(name+".key"), key)
+}
+
+func (p pki) loadCA() (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	certPEM, err := os.ReadFile(p.path("ca.crt"))
+	if err != nil {
+		return nil, nil, err
+	}
+	keyPEM, err := os.ReadFile(p.path("ca.key"))
+	if err != nil {
+		return nil, nil, err
+	}
+	certBlock, _ := pem.Decode(certPEM)
+	keyBlock, _ := pem.Decode(keyPEM)
+	if certBlock == nil || keyBlock == nil {
+		return nil, nil, fmt.Errorf("%s: no PEM block in ca.crt or ca.key", p.dir)
+	}
+	cert, err := x509.ParseCertificate(certBlock.Bytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	key, err := x509.ParseECPrivateKey(keyBlock.Bytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cert, key, nil
+}
+
 func writeCert(path string, der []byte) error {
 	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
 }
