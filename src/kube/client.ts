@@ -521,7 +521,12 @@ export class KubeClient {
           cleanup();
           if (settled) return;
           settled = true;
-          resolve({ res, body: text, cancel: () => {} });
+          // This listener's closure lives as long as whatever still holds `res`: let go of the body
+          // here, or a LIST page's text (2 MB, a large object) outlives the page, is promoted by
+          // the next scavenge, and only a full collection frees it.
+          const body = text;
+          text = '';
+          resolve({ res, body, cancel: () => {} });
         });
       });
       if (typeof timeout !== 'function') {
