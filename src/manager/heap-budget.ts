@@ -40,6 +40,8 @@ export interface HeapBudgetOptions {
   heapUsed: () => number;
   /** A full, blocking collection. */
   collect: () => void;
+  /** A collection of the young generation alone (a scavenge); with it, listPage() runs one. */
+  collectYoung?: () => void;
   clock: Clock;
   /** Told about each collection: what was in use before and after, how long it took, and why. */
   onCollect?: (c: { beforeBytes: number; afterBytes: number; ms: number; reason: CollectionReason }) => void;
@@ -147,6 +149,20 @@ export class HeapBudget {
     if (grow === this.#youngGrowth) return;
     this.#youngGrowth = grow;
     setYoungGrowth(grow);
+  }
+
+  /**
+   * A page of a LIST has been taken in: its body text and parsed objects are garbage now, all of
+   * them still in the young generation unless a scavenge ran while they were in use. A scavenge
+   * here frees them before the next page arrives, so that the next page is parsed in an empty
+   * young generation and no scavenge runs while its text is alive. That text (2 MB) is a large
+   * object: once a scavenge has promoted it, only a full collection frees it, and at 130,000
+   * nodes such promoted pages were most of what the budget's full collections collected during
+   * the LIST (docs/benchmarks.md, "Where the memory goes"). Then check().
+   */
+  listPage(): boolean {
+    this.#o.collectYoung?.();
+    return this.check();
   }
 
   /**

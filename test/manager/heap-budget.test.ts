@@ -57,6 +57,32 @@ describe('HeapBudget', () => {
     expect(new HeapBudget({ budgetBytes: 50, intervalMs: 10, heapUsed, collect, clock: new FakeClock() }).steady()).toBe(false);
   });
 
+  it('listPage scavenges (the page is garbage), then checks the budget with what the scavenge left', () => {
+    const { heap, heapUsed, collect } = fakeHeap(100);
+    const calls: string[] = [];
+    // A scavenge frees the young garbage: `young` of what is in use.
+    let young = 0;
+    const b = new HeapBudget({
+      budgetBytes: 50, intervalMs: 10, heapUsed, clock: new FakeClock(),
+      collect: () => { calls.push('full'); collect(); },
+      collectYoung: () => { calls.push('young'); heap.used -= young; young = 0; },
+    });
+    heap.used = 160;
+    young = 20; // 140 after the scavenge: inside the budget
+    expect(b.listPage()).toBe(false);
+    expect(calls).toEqual(['young']);
+    expect(heap.used).toBe(140);
+    heap.used = 170;
+    young = 10; // 160 after it: past the budget
+    expect(b.listPage()).toBe(true);
+    expect(calls).toEqual(['young', 'young', 'full']);
+    // Without a young collection, listPage is check().
+    const bare = fakeHeap(100);
+    const plain = new HeapBudget({ budgetBytes: 50, intervalMs: 10, heapUsed: bare.heapUsed, collect: bare.collect, clock: new FakeClock() });
+    bare.heap.used = 151;
+    expect(plain.listPage()).toBe(true);
+  });
+
   it('a heap V8 shrank on its own lowers the baseline', () => {
     const { heap, heapUsed, collect } = fakeHeap(300);
     const b = new HeapBudget({ budgetBytes: 50, intervalMs: 10, heapUsed, collect, clock: new FakeClock() });

@@ -70,6 +70,8 @@ function startHeapBudget(registry: Registry, logger: Logger): HeapBudget | undef
   const seconds = new Counter({ name: 'node_address_ccm_heap_budget_collection_seconds_total', help: 'Time spent in those collections.', labelNames: ['reason'], registers: [registry] });
   const budget = new HeapBudget({
     budgetBytes: HEAP_BUDGET_BYTES, steadyBudgetBytes: STEADY_HEAP_BUDGET_BYTES, intervalMs: 250, clock: realClock, collect: gc as () => void,
+    // V8's gc() takes the kind of collection: a scavenge alone is a few milliseconds.
+    collectYoung: () => (gc as (options: { type: 'minor' }) => void)({ type: 'minor' }),
     heapUsed: () => getHeapStatistics().used_heap_size,
     setGrowingPercent: (percent) => setFlagsFromString(`--heap-growing-percent=${percent}`),
     youngBytes: () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0,
@@ -170,9 +172,9 @@ export async function startProcess(options: RunOptions, logger: Logger, deps: Ma
   const heapBudget = options.optimizeForMemory ? startHeapBudget(manager.registry, logger) : undefined;
   if (heapBudget) {
     manager.beforeLargeAllocation = () => heapBudget.settle(SETTLE_MARGIN_BYTES);
-    // A LIST page parsed on a fast machine comes sooner than the budget's timer can fire (the main
-    // thread is busy parsing): checked after each page too, so the garbage stays within the budget.
-    manager.afterListPage = () => heapBudget.check();
+    // After each LIST page: a scavenge (the page is garbage, see HeapBudget.listPage), and the
+    // budget's check, since a page parsed on a fast machine comes sooner than its timer can fire.
+    manager.afterListPage = () => heapBudget.listPage();
     manager.afterLargeAllocation = () => heapBudget.settle(SETTLE_MARGIN_BYTES);
     manager.afterCacheFilled = () => {
       // The last pages' garbage goes before node IPAM's restore builds the ledger on top of it.
