@@ -4,7 +4,7 @@
 // or watched and print, export or record the same findings.
 //
 // It sees what the API shows: `spec.podCIDRs`, not what a CNI with its own IPAM hands out.
-import { CIDRParseError, parseCIDR, type CIDR } from '../ipam/cidr.js';
+import { CIDRParseError, parseCIDR, parseIPv4CIDRInto, parseIPv4Into, type CIDR } from '../ipam/cidr.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../model/node.js';
 
 export interface AuditNode {
@@ -160,6 +160,28 @@ class Items {
     this.source[i] = source;
     this.index[i] = index;
     return i;
+  }
+
+  /**
+   * A row straight from IPv4 text (CIDR text, or an address for an ADDRESS row), with no CIDR
+   * object made (parseIPv4CIDRInto says why); false, and no row, when the text needs parseCIDR.
+   */
+  addIPv4(kind: ItemKind, text: string, owner: number, source: number, index: number): boolean {
+    const i = this.count;
+    const w = i * 4;
+    const prefix = kind === ADDRESS ? (parseIPv4Into(text, this.words, w + 3) ? 32 : -1) : parseIPv4CIDRInto(text, this.words, w + 3);
+    if (prefix < 0) return false;
+    this.count++;
+    this.words[w] = 0;
+    this.words[w + 1] = 0;
+    this.words[w + 2] = 0;
+    this.kind[i] = kind;
+    this.family[i] = 4;
+    this.prefix[i] = prefix;
+    this.owner[i] = owner;
+    this.source[i] = source;
+    this.index[i] = index;
+    return true;
   }
 
   /** Address order, then shorter prefix first, then kind, then the order items were added. */
@@ -329,6 +351,7 @@ export function auditFindings(input: AuditInput, options: AuditOptions = {}): Au
     if (n.podCIDRs.length > 0) withPodCIDRs++;
     const annotated = n.allocatedFrom !== undefined && n.allocatedFrom !== '';
     n.podCIDRs.forEach((text, index) => {
+      if (items.addIPv4(POD, text, owner, source, index)) return;
       const cidr = parse(POD, n.name, text, 'node');
       if (cidr) items.add(POD, cidr, owner, source, index);
     });
@@ -340,9 +363,13 @@ export function auditFindings(input: AuditInput, options: AuditOptions = {}): Au
     // A node's addresses, each range once: compared with the node's earlier address items.
     const first = items.count;
     n.addresses.forEach((a, index) => {
-      const cidr = parseAddress(a.address);
-      if (!cidr) return;
-      const i = items.add(ADDRESS, cidr, addressOwner, source, index);
+      if (!mayBeIP(a.address)) return;
+      let i = items.count;
+      if (!items.addIPv4(ADDRESS, a.address, addressOwner, source, index)) {
+        const cidr = parseAddress(a.address);
+        if (!cidr) return;
+        i = items.add(ADDRESS, cidr, addressOwner, source, index);
+      }
       for (let j = first; j < i; j++) {
         if (items.same(i, j)) {
           items.count--;
