@@ -25,7 +25,7 @@
 //  * a quiet spell (no collection and next to no allocation for QUIET_MS) gets a full collection
 //    when the young generation is past YOUNG_FLOOR_BYTES (and a second one if V8 kept its size
 //    after the first): V8 then shrinks it to its minimum. One V8 does not shrink is not
-//    collected again until it has grown.
+//    collected again until it has grown, or until QUIET_RETRY_MS later.
 // A process that is never quiet (kubelets posting status all the time) keeps the young
 // generation it had, as before. Pure: the heap readings, the collection, V8's settings, the
 // event loop's busy time and the clock are passed in.
@@ -70,6 +70,12 @@ export type CollectionReason = 'budget' | 'settle' | 'quiet';
  */
 export const QUIET_MS = 6000;
 export const QUIET_BYTES_PER_SECOND = 256 * 1024;
+/**
+ * A young generation V8 kept through a quiet collection is tried again this long after (V8 judges
+ * the allocation rate by its own samples and now and then keeps the size; left at that, a process
+ * kept 30 MiB more for good). One full collection a minute while idle, at most.
+ */
+export const QUIET_RETRY_MS = 60_000;
 /** A young generation this small or smaller is left alone: a collection would give back little. */
 export const YOUNG_FLOOR_BYTES = 4 * 2 ** 20;
 /** The event loop busy this much of the time for BUSY_MS lets V8 grow the young generation again. */
@@ -86,8 +92,10 @@ export class HeapBudget {
   #lastUsed: number;
   /** The quiet spell under way: since when, from what heap in use; none before steady() or right after a collection. */
   #spell: { since: number; fromBytes: number } | undefined;
-  /** The young generation right after the last quiet collection: it must grow past this for another. */
+  /** The young generation right after the last quiet collection: it must grow past this for another, or QUIET_RETRY_MS pass. */
   #youngAfterQuiet = 0;
+  /** When the last quiet collection ran. */
+  #quietAt = 0;
   /** Since when the event loop has been busy, check after check; undefined when the last check found it not. */
   #busySince: number | undefined;
   /** What setYoungGrowth was last told. */
@@ -183,7 +191,9 @@ export class HeapBudget {
     }
     if (now - s.since < QUIET_MS) return false;
     const bytes = young();
-    if (bytes <= YOUNG_FLOOR_BYTES || bytes <= this.#youngAfterQuiet) return false;
+    if (bytes <= YOUNG_FLOOR_BYTES) return false;
+    if (bytes <= this.#youngAfterQuiet && now - this.#quietAt < QUIET_RETRY_MS) return false;
+    this.#quietAt = now;
     this.#collect(used, 'quiet');
     // V8 judges the allocation rate by its own samples, taken at collections: when the last one
     // before the spell was recent, the first collection may keep the size. The second then finds

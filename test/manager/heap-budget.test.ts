@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/kube/clock.js';
-import { BUSY_FRACTION, BUSY_MS, HeapBudget, QUIET_BYTES_PER_SECOND, QUIET_MS, STEADY_GROWING_PERCENT, YOUNG_FLOOR_BYTES, type CollectionReason } from '../../src/manager/heap-budget.js';
+import { BUSY_FRACTION, BUSY_MS, HeapBudget, QUIET_BYTES_PER_SECOND, QUIET_MS, QUIET_RETRY_MS, STEADY_GROWING_PERCENT, YOUNG_FLOOR_BYTES, type CollectionReason } from '../../src/manager/heap-budget.js';
 
 /** A heap whose use the test sets; a collection leaves `live` in use. */
 function fakeHeap(initial: number) {
@@ -143,6 +143,7 @@ describe('HeapBudget', () => {
       // The young generation after each collection: the next of `then` if any, else afterCollect.
       const young = { bytes: options.young ?? 32 * MiB, afterCollect: 1 * MiB, then: [] as number[] };
       const reasons: CollectionReason[] = [];
+      const times: number[] = [];
       const b = new HeapBudget({
         budgetBytes: 40 * MiB, steadyBudgetBytes: 48 * MiB, intervalMs: 250, clock, heapUsed,
         collect: () => {
@@ -151,11 +152,14 @@ describe('HeapBudget', () => {
         },
         setGrowingPercent: () => {},
         ...(options.withYoung === false ? {} : { youngBytes: () => young.bytes }),
-        onCollect: (c) => reasons.push(c.reason),
+        onCollect: (c) => {
+          reasons.push(c.reason);
+          times.push(clock.now());
+        },
       });
       if (options.steady !== false) b.steady();
       b.start();
-      return { clock, heap, young, reasons, b };
+      return { clock, heap, young, reasons, times, b };
     }
 
     it('collects once when the heap has been quiet for QUIET_MS with a large young generation', () => {
@@ -168,8 +172,8 @@ describe('HeapBudget', () => {
       expect(reasons).toEqual(['quiet']); // V8 shrank it: nothing more to give back
     });
 
-    it('a young generation that grows back is collected in a later spell; one V8 did not shrink is not collected again', () => {
-      const { clock, young, reasons } = quietSetup();
+    it('a young generation that grows back is collected in a later spell; one V8 did not shrink is tried again QUIET_RETRY_MS later, not before', () => {
+      const { clock, young, reasons, times } = quietSetup();
       clock.advance(QUIET_MS + 250);
       expect(reasons).toEqual(['quiet']);
       young.bytes = 32 * MiB; // a refresh round grew it back
@@ -179,8 +183,20 @@ describe('HeapBudget', () => {
       young.bytes = 32 * MiB;
       clock.advance(QUIET_MS + 250);
       expect(reasons).toEqual(['quiet', 'quiet', 'quiet', 'quiet']);
-      clock.advance(10 * QUIET_MS);
-      expect(reasons).toEqual(['quiet', 'quiet', 'quiet', 'quiet']);
+      const failedAt = times[2]!;
+      for (let waited = 0; reasons.length === 4 && waited <= QUIET_RETRY_MS + QUIET_MS; waited += 250) clock.advance(250);
+      // The next check once QUIET_RETRY_MS have passed (the spell is long over by then).
+      expect(times[4]! - failedAt).toBeGreaterThanOrEqual(QUIET_RETRY_MS);
+      expect(times[4]! - failedAt).toBeLessThan(QUIET_RETRY_MS + 250);
+      expect(reasons).toEqual(['quiet', 'quiet', 'quiet', 'quiet', 'quiet', 'quiet']);
+      // V8 shrinks it at the next try (QUIET_RETRY_MS on, one collection): nothing more until it grows again.
+      young.afterCollect = 1 * MiB;
+      for (let waited = 0; reasons.length === 6 && waited <= QUIET_RETRY_MS + QUIET_MS; waited += 250) clock.advance(250);
+      expect(reasons).toHaveLength(7);
+      expect(times[6]! - times[4]!).toBeGreaterThanOrEqual(QUIET_RETRY_MS);
+      expect(young.bytes).toBe(1 * MiB);
+      clock.advance(2 * QUIET_RETRY_MS);
+      expect(reasons).toHaveLength(7);
     });
 
     it('collects a second time in the spell when V8 kept the young generation after the first', () => {
@@ -239,11 +255,12 @@ describe('HeapBudget', () => {
         keep: fc.boolean(),
       });
       let quietCollections = 0;
-      fc.assert(fc.property(fc.array(step, { minLength: 40, maxLength: 300, size: 'max' }), (steps) => {
+      fc.assert(fc.property(fc.array(step, { minLength: 40, maxLength: 400, size: 'max' }), (steps) => {
         const { clock, heap, young, reasons } = quietSetup();
         // Checks since the last collection or V8 collection, and their heap readings.
         let readings: { at: number; used: number }[] = [];
         let youngAfterQuiet = 0;
+        let lastQuietAt = 0;
         let seen = 0;
         for (const s of steps) {
           if (s.drop) heap.used = Math.max(0, heap.used - 4 * MiB);
@@ -260,8 +277,11 @@ describe('HeapBudget', () => {
             const spell = readings.filter((r) => r.at >= at - QUIET_MS - 250);
             expect(spell.length).toBeGreaterThanOrEqual(QUIET_MS / 250);
             for (let i = 1; i < spell.length; i++) expect(spell[i]!.used).toBeGreaterThanOrEqual(spell[i - 1]!.used);
-            expect(youngBefore).toBeGreaterThan(Math.max(YOUNG_FLOOR_BYTES, youngAfterQuiet));
+            // Past the floor, and grown since the last quiet collection or QUIET_RETRY_MS after it.
+            expect(youngBefore).toBeGreaterThan(YOUNG_FLOOR_BYTES);
+            if (youngBefore <= youngAfterQuiet) expect(at - lastQuietAt).toBeGreaterThanOrEqual(QUIET_RETRY_MS);
             youngAfterQuiet = young.bytes;
+            lastQuietAt = at;
             quietCollections++;
             readings = [];
           } else if (readings.length > 0 && heap.used < readings.at(-1)!.used) readings = [{ at, used: heap.used }];
