@@ -43,11 +43,11 @@ export function lines(child: ChildProcess): Lines {
 }
 
 
-/** VmRSS and VmHWM (peak) of a process, in MiB. */
-export function rss(pid: number): { rss: number; peak: number } {
+/** VmRSS and VmHWM (peak) of a process, in MiB; RssAnon and RssFile split the RSS (anonymous memory, mapped files such as the node binary). */
+export function rss(pid: number): { rss: number; peak: number; anon: number; file: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024) };
+  return { rss: Math.round(kb('VmRSS') / 1024), peak: Math.round(kb('VmHWM') / 1024), anon: Math.round(kb('RssAnon') / 1024), file: Math.round(kb('RssFile') / 1024) };
 }
 
 /** CPU seconds (user + system) a process has used so far. */
@@ -68,4 +68,18 @@ export async function metric(port: number, name: string, filter = ''): Promise<n
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Where a process's RSS is, in MiB, from its /metrics: V8's heap in use and committed (the young
+ * generation apart), external memory, and the rest of the RSS (code, malloc, thread stacks).
+ */
+export async function heapShare(port: number, rssMiB: number): Promise<string> {
+  const mib = async (name: string, filter?: string): Promise<number | undefined> => {
+    const v = await metric(port, name, filter);
+    return v === undefined ? undefined : Math.round(v / 2 ** 20);
+  };
+  const committed = await mib('nodejs_heap_space_size_total_bytes');
+  if (committed === undefined) return 'heap —';
+  return `heap ${await mib('nodejs_heap_space_size_used_bytes')} used / ${committed} committed (young ${await mib('nodejs_heap_space_size_total_bytes', 'space="new"')}), external ${await mib('nodejs_external_memory_bytes')}, rest ${rssMiB - committed}`;
 }

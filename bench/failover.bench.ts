@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lines, metric, rss, type Lines } from './child.js';
+import { heapShare, lines, rss, type Lines } from './child.js';
 import { freePort } from '../src/util/free-port.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -34,20 +34,6 @@ async function replica(kubeconfig: string, warm: boolean): Promise<{ proc: Child
     '--cluster-cidr=100.64.0.0/10', '--node-cidr-mask-size=27', `--secure-port=${port}`, '--insecure-plain-http', '--kube-api-qps=-1', `--leader-elect-warm-standby=${warm}`],
   { stdio: ['ignore', 'pipe', 'inherit'] });
   return { proc, log: lines(proc), startedAt, port };
-}
-
-/**
- * Where a replica's RSS is: V8's heap in use and committed (the young generation apart), external
- * memory, and the rest of the RSS (code, malloc), in MiB, from its /metrics.
- */
-async function heapShare(port: number, rssMiB: number): Promise<string> {
-  const mib = async (name: string, filter?: string): Promise<number | undefined> => {
-    const v = await metric(port, name, filter);
-    return v === undefined ? undefined : Math.round(v / 2 ** 20);
-  };
-  const committed = await mib('nodejs_heap_space_size_total_bytes');
-  if (committed === undefined) return 'heap —';
-  return `heap ${await mib('nodejs_heap_space_size_used_bytes')} used / ${committed} committed (young ${await mib('nodejs_heap_space_size_total_bytes', 'space="new"')}), external ${await mib('nodejs_external_memory_bytes')}, rest ${rssMiB - committed}`;
 }
 
 const assignedMsg = (m: Record<string, unknown>): boolean => m.msg === 'pod CIDRs assigned';

@@ -4,21 +4,50 @@
 // will join. Driven by the benchmark over stdin/stdout, one JSON object a line. Besides the admin's
 // kubeconfig it writes one per replica user (`<kubeconfig>.replica-a`, `.replica-b`), so that the
 // requests of each replica can be counted apart.
+//
+// Two shapes (the fifth argument):
+// - `join` (the default): initialised nodes holding a /27 of 100.64.0.0/10 with the pool
+//   annotation, AWS providerIDs, and a cloud-config listing them with one address each; tainted
+//   nodes prepared for the join.
+// - `migrated` (issue 41): a cluster taken over from kube-controller-manager. Every node holds a
+//   /26 of 100.0.0.0/9 WITHOUT the pool annotation, has providerID static://<name>, a
+//   provided-node-ip annotation, and InternalIP + Hostname + InternalDNS addresses (40 images:
+//   12.9 KB of JSON each as stored); the cloud-config lists every node with its zone, region,
+//   instance type, InternalIP and InternalDNS. Variants of the cloud-config are written beside it:
+//   `<cloud-config>.one` (the InternalIP alone) and `<cloud-config>.empty` (no nodes).
 import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { hasUninitializedTaint, nodePodCIDRs, type NodeObject } from '../src/model/node.js';
 import { startApiServerDouble } from '../src/double/server.js';
 import { realisticNode } from '../src/simulation/realistic-node.js';
 
-const [kubeconfigPath, cloudConfigPath, nodesText, joinText] = process.argv.slice(2);
+const [kubeconfigPath, cloudConfigPath, nodesText, joinText, shapeText] = process.argv.slice(2);
 const NODES = Number(nodesText);
 const JOIN = Number(joinText);
+const SHAPE = shapeText ?? 'join';
+if (SHAPE !== 'join' && SHAPE !== 'migrated') throw new Error(`scale-apiserver: unknown shape ${SHAPE} (join, migrated)`);
 const USER_AGENT = 'node-address-ccm';
 
 /** /27 number i of 100.64.0.0/10: room for 131,072 nodes. */
 function podCIDR(i: number): string {
   // A /16 holds 2,048 /27s: the second octet moves every 2,048 nodes.
   return `100.${64 + (i >> 11)}.${(i >> 3) & 255}.${(i & 7) * 32}/27`;
+}
+
+/** /26 number i of 100.0.0.0/9: room for 131,072 nodes (the migrated shape). */
+function podCIDR26(i: number): string {
+  // A /16 holds 1,024 /26s.
+  return `100.${i >> 10}.${(i >> 2) & 255}.${(i & 3) * 64}/26`;
+}
+
+/** Node i's InternalIP (10.0.0.0/8, unique below 16 million nodes). */
+function nodeIP(i: number): string {
+  return `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+}
+
+/** Node i's private DNS name, as EC2 names an instance by its IP. */
+function internalDNS(i: number): string {
+  return `ip-${nodeIP(i).replaceAll('.', '-')}.region-1.compute.internal`;
 }
 
 function send(msg: Record<string, unknown>): void {
@@ -29,9 +58,20 @@ const REPLICA_USERS = ['replica-a', 'replica-b'];
 const api = await startApiServerDouble({ historySize: 50_000, bookmarkIntervalMs: 1000, users: REPLICA_USERS.map((name) => ({ name, token: `bench-${name}` })) });
 const started = Date.now();
 const cloud: Record<string, unknown> = {};
+/** The migrated shape's cloud-config with the InternalIP alone per entry. */
+const cloudOne: Record<string, unknown> = {};
 for (let i = 0; i < NODES; i++) {
-  const n = realisticNode(`node-${String(i).padStart(6, '0')}`, { index: i, podCIDRs: [podCIDR(i)] });
-  cloud[n.metadata.name] = { providerID: n.spec!.providerID, zone: `zone-${i % 3}`, region: 'region-1', instanceType: 'm6i.2xlarge', addresses: n.status!.addresses!.filter((a) => a.type === 'InternalIP') };
+  const name = `node-${String(i).padStart(6, '0')}`;
+  let n: NodeObject;
+  if (SHAPE === 'migrated') {
+    n = realisticNode(name, { index: i, podCIDRs: [podCIDR26(i)], poolAnnotation: false, nodeIP: nodeIP(i), providerID: `static://${name}`, internalDNS: internalDNS(i), images: 40 });
+    const place = { zone: `zone-${i % 3}`, region: 'region-1', instanceType: 'm6i.2xlarge' };
+    cloud[name] = { ...place, addresses: [{ type: 'InternalIP', address: nodeIP(i) }, { type: 'InternalDNS', address: internalDNS(i) }] };
+    cloudOne[name] = { ...place, addresses: [{ type: 'InternalIP', address: nodeIP(i) }] };
+  } else {
+    n = realisticNode(name, { index: i, podCIDRs: [podCIDR(i)] });
+    cloud[name] = { providerID: n.spec!.providerID, zone: `zone-${i % 3}`, region: 'region-1', instanceType: 'm6i.2xlarge', addresses: n.status!.addresses!.filter((a) => a.type === 'InternalIP') };
+  }
   delete n.metadata.resourceVersion;
   delete n.metadata.uid;
   delete n.metadata.creationTimestamp;
@@ -56,11 +96,16 @@ for (let j = 0; j < JOIN; j++) {
 }
 // Encode every Node once now, as a warm kube-apiserver has them serialized: the first LIST then
 // measures the controller, not the double's first JSON.stringify of 1.2 GB.
-for (const n of api.store.listRefs('nodes')) api.store.encodeListItemBytes(n);
+let encoded = 0;
+for (const n of api.store.listRefs('nodes')) encoded += api.store.encodeListItemBytes(n).length;
 writeFileSync(kubeconfigPath!, api.kubeconfig);
 for (const user of REPLICA_USERS) writeFileSync(`${kubeconfigPath!}.${user}`, api.kubeconfigFor(user));
 writeFileSync(cloudConfigPath!, JSON.stringify({ nodes: cloud }));
-send({ ready: true, nodes: NODES, fillMs: Date.now() - started, rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20) });
+if (SHAPE === 'migrated') {
+  writeFileSync(`${cloudConfigPath!}.one`, JSON.stringify({ nodes: cloudOne }));
+  writeFileSync(`${cloudConfigPath!}.empty`, JSON.stringify({ nodes: {} }));
+}
+send({ ready: true, nodes: NODES, fillMs: Date.now() - started, rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20), nodeBytes: Math.round(encoded / Math.max(1, NODES)) });
 
 let joinedAt = 0;
 const counts = () => ({

@@ -46,26 +46,43 @@ interface Shape {
   readonly zone: string | undefined;
   readonly region: string | undefined;
   readonly shutdown: boolean;
-  /** The type of the entry's one address, when the entry keeps that address's value alone. */
-  readonly addressType: NodeAddressType | undefined;
+  /**
+   * The types of the entry's addresses, in order, when the entry keeps their values alone (in
+   * `Kept.address`); undefined when it keeps the whole list.
+   */
+  readonly addressTypes: readonly NodeAddressType[] | undefined;
 }
+
+/** Separates the values of several addresses kept as one string: no value holds it (the config refuses whitespace). */
+const VALUE_SEPARATOR = '\n';
 
 /** An entry as kept: its own values, and a shape most entries share. */
 class Kept {
   constructor(
-    readonly providerID: string,
-    /** The one address's value (its type is the shape's), or the whole list (none, or several). */
+    /** undefined: `static://<name>`, what an entry without one gets (most of a generated file). */
+    readonly providerID: string | undefined,
+    /**
+     * The addresses' values in the shape's order, as one string (several joined by a newline), or
+     * the whole list when some value holds a newline (set() takes entries from anywhere).
+     */
     readonly address: string | readonly NodeAddress[],
     readonly shape: Shape,
     readonly rest: { readonly podCIDRs?: readonly string[]; readonly labels?: Readonly<Record<string, string>> } | undefined,
   ) {}
 }
 
+/** The provider ID of an entry that names none. */
+function defaultProviderID(name: string): string {
+  return `static://${name}`;
+}
+
 /**
- * The listed nodes by name. Each is kept as its providerID, its address and a shape shared with
- * the entries of the same instance type, zone, region and address type: a file listing 140,000
- * nodes was 46 MB of entries (an object, an address list and an address object each), and is now
- * some 17 MB less. get() builds the entry anew on each call, so callers may keep or change it.
+ * The listed nodes by name. Each is kept as its providerID (none when it is the default), its
+ * addresses' values in one string, and a shape shared with the entries of the same instance type,
+ * zone, region and address types: for 130,000 nodes with two addresses each (issue 41) the
+ * entries were 43.6 MiB (an object, an address list and two address objects each, and a
+ * providerID string) and are 19.3 MiB (heap snapshots; docs/benchmarks.md, "Where the memory
+ * goes"). get() builds the entry anew on each call, so callers may keep or change it.
  */
 export class StaticNodes implements ReadonlyMap<string, StaticNode> {
   readonly #kept = new Map<string, Kept>();
@@ -73,21 +90,30 @@ export class StaticNodes implements ReadonlyMap<string, StaticNode> {
 
   /** Adds (or replaces) an entry. */
   set(name: string, node: StaticNode): this {
-    const one = node.addresses.length === 1 ? node.addresses[0]! : undefined;
-    const shape: Shape = { instanceType: node.instanceType, zone: node.zone, region: node.region, shutdown: node.shutdown, addressType: one?.type };
-    const key = [shape.instanceType, shape.zone, shape.region, shape.addressType].map((v) => (v === undefined ? '\u0001' : v)).join('\u0000') + (shape.shutdown ? '\u0000t' : '\u0000f');
+    const valuesAlone = node.addresses.every((a) => !a.address.includes(VALUE_SEPARATOR));
+    const addressTypes = valuesAlone ? node.addresses.map((a) => a.type) : undefined;
+    const key = [node.instanceType, node.zone, node.region, addressTypes?.join(',')].map((v) => (v === undefined ? '\u0001' : v)).join('\u0000') + (node.shutdown ? '\u0000t' : '\u0000f');
+    const shape = this.#shapes(key, (): Shape => ({ instanceType: node.instanceType, zone: node.zone, region: node.region, shutdown: node.shutdown, addressTypes: addressTypes && Object.freeze(addressTypes) }));
     const rest = node.podCIDRs !== undefined || node.labels !== undefined
       ? { ...(node.podCIDRs !== undefined ? { podCIDRs: [...node.podCIDRs] } : {}), ...(node.labels !== undefined ? { labels: { ...node.labels } } : {}) }
       : undefined;
-    this.#kept.set(name, new Kept(node.providerID, one ? one.address : node.addresses.map((a) => ({ type: a.type, address: a.address })), this.#shapes(key, () => shape), rest));
+    const address = valuesAlone
+      ? node.addresses.map((a) => a.address).join(VALUE_SEPARATOR)
+      : node.addresses.map((a) => ({ type: a.type, address: a.address }));
+    this.#kept.set(name, new Kept(node.providerID === defaultProviderID(name) ? undefined : node.providerID, address, shape, rest));
     return this;
   }
 
   get(name: string): StaticNode | undefined {
     const k = this.#kept.get(name);
     if (!k) return undefined;
-    const addresses = typeof k.address === 'string' ? [{ type: k.shape.addressType!, address: k.address }] : k.address.map((a) => ({ type: a.type, address: a.address }));
-    return new StaticEntry(k.providerID, addresses, k.shape.shutdown, {
+    const types = k.shape.addressTypes;
+    let addresses: NodeAddress[];
+    if (typeof k.address !== 'string') addresses = k.address.map((a) => ({ type: a.type, address: a.address }));
+    else if (types!.length === 0) addresses = [];
+    else if (types!.length === 1) addresses = [{ type: types![0]!, address: k.address }];
+    else addresses = k.address.split(VALUE_SEPARATOR).map((address, i) => ({ type: types![i]!, address }));
+    return new StaticEntry(k.providerID ?? defaultProviderID(name), addresses, k.shape.shutdown, {
       instanceType: k.shape.instanceType, zone: k.shape.zone, region: k.shape.region,
       podCIDRs: k.rest?.podCIDRs ? [...k.rest.podCIDRs] : undefined,
       labels: k.rest?.labels ? { ...k.rest.labels } : undefined,

@@ -4,7 +4,7 @@
 // or watched and print, export or record the same findings.
 //
 // It sees what the API shows: `spec.podCIDRs`, not what a CNI with its own IPAM hands out.
-import { CIDRParseError, parseCIDR, type CIDR } from '../ipam/cidr.js';
+import { CIDRParseError, parseCIDR, parseIPv4CIDRInto, parseIPv4Into, type CIDR } from '../ipam/cidr.js';
 import { POD_CIDR_POOL_ANNOTATION } from '../model/node.js';
 
 export interface AuditNode {
@@ -32,8 +32,19 @@ export interface AuditServiceRange {
   source: 'ServiceCIDR' | 'flags';
 }
 
+/**
+ * The nodes audited: an array, or any list that gives each node by index when asked. The
+ * controller's audit gives a view of its node cache that builds each AuditNode when read (once in
+ * the sweep, again only for a finding), instead of a copy of every node held through the round:
+ * 7 MiB at 130,000 nodes, on top of the rest of the round's copy, where the process's peak was.
+ */
+export interface AuditNodes {
+  readonly length: number;
+  at(index: number): AuditNode | undefined;
+}
+
 export interface AuditInput {
-  nodes: AuditNode[];
+  nodes: AuditNodes;
   pools: AuditPool[];
   serviceRanges: AuditServiceRange[];
 }
@@ -82,8 +93,12 @@ export interface Finding {
 }
 
 export interface AuditReport {
+  /** Every finding of the kinds asked for in detail (AuditOptions.detail), sorted. */
   findings: Finding[];
+  /** Findings per severity, every kind counted. */
   counts: Record<Severity, number>;
+  /** Findings per kind, every kind counted (those built and those only counted). */
+  byKind: Record<FindingKind, number>;
   /** What the audit looked at, e.g. "12 nodes (11 with pod CIDRs), 3 pools, 1 Service range". */
   scope: string;
 }
@@ -147,6 +162,28 @@ class Items {
     return i;
   }
 
+  /**
+   * A row straight from IPv4 text (CIDR text, or an address for an ADDRESS row), with no CIDR
+   * object made (parseIPv4CIDRInto says why); false, and no row, when the text needs parseCIDR.
+   */
+  addIPv4(kind: ItemKind, text: string, owner: number, source: number, index: number): boolean {
+    const i = this.count;
+    const w = i * 4;
+    const prefix = kind === ADDRESS ? (parseIPv4Into(text, this.words, w + 3) ? 32 : -1) : parseIPv4CIDRInto(text, this.words, w + 3);
+    if (prefix < 0) return false;
+    this.count++;
+    this.words[w] = 0;
+    this.words[w + 1] = 0;
+    this.words[w + 2] = 0;
+    this.kind[i] = kind;
+    this.family[i] = 4;
+    this.prefix[i] = prefix;
+    this.owner[i] = owner;
+    this.source[i] = source;
+    this.index[i] = index;
+    return true;
+  }
+
   /** Address order, then shorter prefix first, then kind, then the order items were added. */
   compare(a: number, b: number): number {
     for (let w = 0; w < 4; w++) {
@@ -192,10 +229,17 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+const DOTTED_QUAD = /^\d{1,3}(\.\d{1,3}){3}$/;
+
+/** Whether an address's text can be an IP at all: only those are parsed (and given a row). */
+function mayBeIP(address: string): boolean {
+  return address.includes(':') || DOTTED_QUAD.test(address);
+}
+
 /** Parses an IP address as a host CIDR, or undefined when it is not an IP (a Hostname entry). */
 function parseAddress(address: string): CIDR | undefined {
+  if (!mayBeIP(address)) return undefined;
   const bits = address.includes(':') ? 128 : 32;
-  if (bits === 32 && !/^\d{1,3}(\.\d{1,3}){3}$/.test(address)) return undefined;
   try {
     return parseCIDR(`${address}/${bits}`);
   } catch (err) {
@@ -204,15 +248,32 @@ function parseAddress(address: string): CIDR | undefined {
   }
 }
 
+export interface AuditOptions {
+  /**
+   * Whether findings of a kind are built (message and objects) or only counted (byKind, counts).
+   * Default: every kind is built. The controller's loop builds the conflicts alone: a cluster taken
+   * over from another allocator has one PodCIDRNotAllocated per node, and at 130,000 nodes their
+   * messages and objects were 50 MiB, held from one round to the next.
+   */
+  detail?: (kind: FindingKind) => boolean;
+}
+
 /**
  * The findings, sorted by severity (conflicts first), kind, then the objects. Runs in
  * O(n log n + overlapping pairs): CIDRs nest or are disjoint, so one sweep in address order with a
  * stack of enclosing ranges yields every overlapping pair.
  */
-export function auditFindings(input: AuditInput): AuditReport {
+export function auditFindings(input: AuditInput, options: AuditOptions = {}): AuditReport {
   const findings: Finding[] = [];
-  const add = (kind: FindingKind, message: string, objects: FindingObject[]): void => {
-    findings.push({ kind, severity: FINDING_KINDS[kind], message, objects });
+  const byKind = Object.fromEntries(Object.keys(FINDING_KINDS).map((k) => [k, 0])) as Record<FindingKind, number>;
+  const counts: Record<Severity, number> = { conflict: 0, warning: 0, info: 0 };
+  const detail = options.detail;
+  /** Counts a finding; builds its message and objects only when its kind is asked for in detail. */
+  const add = (kind: FindingKind, message: () => string, objects: () => FindingObject[]): void => {
+    byKind[kind]++;
+    counts[FINDING_KINDS[kind]]++;
+    if (detail && !detail(kind)) return;
+    findings.push({ kind, severity: FINDING_KINDS[kind], message: message(), objects: objects() });
   };
   const parse = (kind: ItemKind, name: string, value: string, source: string): CIDR | undefined => {
     try {
@@ -220,12 +281,19 @@ export function auditFindings(input: AuditInput): AuditReport {
     } catch (err) {
       if (!(err instanceof CIDRParseError)) throw err;
       const obj: FindingObject = { kind: objectKind(kind, source), name, value };
-      add('InvalidCIDR', `${describe(obj)}: ${err.message}`, [obj]);
+      add('InvalidCIDR', () => `${describe(obj)}: ${err.message}`, () => [obj]);
       return undefined;
     }
   };
   let capacity = 0;
-  for (const n of input.nodes) capacity += n.podCIDRs.length + n.addresses.length;
+  // A row for each address that can be an IP, not for every entry: Hostname and InternalDNS
+  // entries are half a realistic node's addresses, and rows for them were 8 MiB of typed columns
+  // at 130,000 nodes, held through the whole round.
+  for (let i = 0; i < input.nodes.length; i++) {
+    const n = input.nodes.at(i)!;
+    capacity += n.podCIDRs.length;
+    for (const a of n.addresses) if (mayBeIP(a.address)) capacity++;
+  }
   for (const p of input.pools) capacity += p.cidrs.length;
   for (const s of input.serviceRanges) capacity += s.cidrs.length;
   const items = new Items(capacity);
@@ -235,11 +303,11 @@ export function auditFindings(input: AuditInput): AuditReport {
     const index = items.index[i]!;
     switch (items.kind[i] as ItemKind) {
       case POD: {
-        const n = input.nodes[source]!;
+        const n = input.nodes.at(source)!;
         return { kind: 'Node', name: n.name, value: parseCIDR(n.podCIDRs[index]!).text };
       }
       case ADDRESS: {
-        const n = input.nodes[source]!;
+        const n = input.nodes.at(source)!;
         return { kind: 'Node', name: n.name, value: n.addresses[index]!.address };
       }
       case POOL: {
@@ -260,7 +328,7 @@ export function auditFindings(input: AuditInput): AuditReport {
     switch (items.kind[i] as ItemKind) {
       case POD:
       case ADDRESS:
-        return input.nodes[source]!.name;
+        return input.nodes.at(source)!.name;
       case POOL: {
         const p = input.pools[source]!;
         return p.source === 'flags' ? '--cluster-cidr' : p.name;
@@ -277,25 +345,31 @@ export function auditFindings(input: AuditInput): AuditReport {
   let withPodCIDRs = 0;
   // A node's pod CIDRs are one owner, its addresses another; each pool and Service range one.
   let owners = 0;
-  input.nodes.forEach((n, source) => {
+  for (let source = 0; source < input.nodes.length; source++) {
+    const n = input.nodes.at(source)!;
     const owner = owners++;
     if (n.podCIDRs.length > 0) withPodCIDRs++;
     const annotated = n.allocatedFrom !== undefined && n.allocatedFrom !== '';
     n.podCIDRs.forEach((text, index) => {
+      if (items.addIPv4(POD, text, owner, source, index)) return;
       const cidr = parse(POD, n.name, text, 'node');
       if (cidr) items.add(POD, cidr, owner, source, index);
     });
     if (n.podCIDRs.length > 0 && !annotated) {
-      const obj: FindingObject = { kind: 'Node', name: n.name, value: n.podCIDRs.join(',') };
-      add('PodCIDRNotAllocated', `${describe(obj)}: pod CIDRs without the ${POD_CIDR_POOL_ANNOTATION} annotation: not allocated by node-address-ccm (another allocator, a CNI, or set by hand)`, [obj]);
+      const obj = (): FindingObject => ({ kind: 'Node', name: n.name, value: n.podCIDRs.join(',') });
+      add('PodCIDRNotAllocated', () => `${describe(obj())}: pod CIDRs without the ${POD_CIDR_POOL_ANNOTATION} annotation: not allocated by node-address-ccm (another allocator, a CNI, or set by hand)`, () => [obj()]);
     }
     const addressOwner = owners++;
     // A node's addresses, each range once: compared with the node's earlier address items.
     const first = items.count;
     n.addresses.forEach((a, index) => {
-      const cidr = parseAddress(a.address);
-      if (!cidr) return;
-      const i = items.add(ADDRESS, cidr, addressOwner, source, index);
+      if (!mayBeIP(a.address)) return;
+      let i = items.count;
+      if (!items.addIPv4(ADDRESS, a.address, addressOwner, source, index)) {
+        const cidr = parseAddress(a.address);
+        if (!cidr) return;
+        i = items.add(ADDRESS, cidr, addressOwner, source, index);
+      }
       for (let j = first; j < i; j++) {
         if (items.same(i, j)) {
           items.count--;
@@ -303,7 +377,7 @@ export function auditFindings(input: AuditInput): AuditReport {
         }
       }
     });
-  });
+  }
   input.pools.forEach((p, source) => {
     const owner = owners++;
     p.cidrs.forEach((text, index) => {
@@ -327,24 +401,24 @@ export function auditFindings(input: AuditInput): AuditReport {
     const [a, b] = (items.kind[outer]! - items.kind[inner]! || cmp(nameOf(outer), nameOf(inner))) > 0 ? [inner, outer] : [outer, inner];
     switch (`${KIND_NAMES[items.kind[a] as ItemKind]}-${KIND_NAMES[items.kind[b] as ItemKind]}`) {
       case 'pod-pod':
-        return add('PodCIDROverlap', `pod CIDRs overlap: ${describePair(a, b)}`, [objOf(a), objOf(b)]);
+        return add('PodCIDROverlap', () => `pod CIDRs overlap: ${describePair(a, b)}`, () => [objOf(a), objOf(b)]);
       case 'pod-service':
-        return add('PodCIDRServiceOverlap', `pod CIDR overlaps a Service range: ${describePair(a, b)}`, [objOf(a), objOf(b)]);
+        return add('PodCIDRServiceOverlap', () => `pod CIDR overlaps a Service range: ${describePair(a, b)}`, () => [objOf(a), objOf(b)]);
       case 'pod-pool':
         // CIDRs nest: the pod CIDR lies inside the pool (every allocated node), or holds the whole pool.
         if (items.kind[inner] === POD) items.inPool[inner] = 1;
-        else add('PodCIDRContainsPool', `pod CIDR contains a pool (nothing inside it is handed out while the node holds it): ${describe(objOf(outer))} holds ${describe(objOf(inner))}`, [objOf(outer), objOf(inner)]);
+        else add('PodCIDRContainsPool', () => `pod CIDR contains a pool (nothing inside it is handed out while the node holds it): ${describe(objOf(outer))} holds ${describe(objOf(inner))}`, () => [objOf(outer), objOf(inner)]);
         return;
       case 'pod-address':
-        return add('NodeAddressInPodCIDR', `node address inside a pod CIDR: ${describe(objOf(b))} in ${describe(objOf(a))}`, [objOf(b), objOf(a)]);
+        return add('NodeAddressInPodCIDR', () => `node address inside a pod CIDR: ${describe(objOf(b))} in ${describe(objOf(a))}`, () => [objOf(b), objOf(a)]);
       case 'pool-pool':
-        return add('PoolOverlap', `pools overlap (allowed: each block goes to one node): ${describePair(a, b)}`, [objOf(a), objOf(b)]);
+        return add('PoolOverlap', () => `pools overlap (allowed: each block goes to one node): ${describePair(a, b)}`, () => [objOf(a), objOf(b)]);
       case 'pool-service':
-        return add('PoolServiceOverlap', `pool overlaps a Service range (those addresses are never handed out): ${describePair(a, b)}`, [objOf(a), objOf(b)]);
+        return add('PoolServiceOverlap', () => `pool overlaps a Service range (those addresses are never handed out): ${describePair(a, b)}`, () => [objOf(a), objOf(b)]);
       case 'pool-address':
-        return add('NodeAddressInPool', `node address inside a pool (a block holding it may be handed out): ${describe(objOf(b))} in ${describe(objOf(a))}`, [objOf(b), objOf(a)]);
+        return add('NodeAddressInPool', () => `node address inside a pool (a block holding it may be handed out): ${describe(objOf(b))} in ${describe(objOf(a))}`, () => [objOf(b), objOf(a)]);
       case 'service-address':
-        return add('NodeAddressInServiceRange', `node address inside a Service range: ${describe(objOf(b))} in ${describe(objOf(a))}`, [objOf(b), objOf(a)]);
+        return add('NodeAddressInServiceRange', () => `node address inside a Service range: ${describe(objOf(b))} in ${describe(objOf(a))}`, () => [objOf(b), objOf(a)]);
       default:
         // service-service (two ServiceCIDRs may overlap by design) and address-address (two nodes
         // reporting one address is the node controller's business) are not this audit's concern.
@@ -367,17 +441,15 @@ export function auditFindings(input: AuditInput): AuditReport {
   if (input.pools.length > 0) {
     for (let i = 0; i < items.count; i++) {
       if (items.kind[i] !== POD || items.inPool[i] === 1) continue;
-      add('PodCIDROutsidePools', `${describe(objOf(i))}: pod CIDR inside no pool`, [objOf(i)]);
+      add('PodCIDROutsidePools', () => `${describe(objOf(i))}: pod CIDR inside no pool`, () => [objOf(i)]);
     }
   }
   const sevOrder: Record<Severity, number> = { conflict: 0, warning: 1, info: 2 };
   findings.sort((a, b) => sevOrder[a.severity] - sevOrder[b.severity] || cmp(a.kind, b.kind) || cmp(a.message, b.message));
-  const counts: Record<Severity, number> = { conflict: 0, warning: 0, info: 0 };
-  for (const f of findings) counts[f.severity]++;
   const scope =
     `${input.nodes.length} node(s) (${withPodCIDRs} with pod CIDRs), ${input.pools.length} pool(s), ` +
     `${input.serviceRanges.length} Service range object(s)`;
-  return { findings, counts, scope };
+  return { findings, counts, byKind, scope };
 }
 
 /** A stable key per finding (kind plus objects), for "new since last time" event de-duplication. */

@@ -51,6 +51,19 @@ function parseIPv4(s: string, from = 0, to = s.length): number | undefined {
   return v * 256 + octet;
 }
 
+/** The prefix length after `slash` in IPv4 CIDR text as the fast paths take it (1–3 digits, ≤ 32), or -1. */
+function ipv4Prefix(value: string, slash: number): number {
+  const n = value.length - slash - 1;
+  if (n < 1 || n > 3) return -1;
+  let prefix = 0;
+  for (let i = slash + 1; i < value.length; i++) {
+    const ch = value.charCodeAt(i);
+    if (ch < 48 || ch > 57) return -1;
+    prefix = prefix * 10 + (ch - 48);
+  }
+  return prefix > 32 ? -1 : prefix;
+}
+
 /**
  * Fast path for IPv4 CIDR text: [masked address, prefix] as numbers, or undefined when the text
  * is not a valid IPv4 CIDR (callers then fall back to parseCIDR for the error).
@@ -58,19 +71,39 @@ function parseIPv4(s: string, from = 0, to = s.length): number | undefined {
 export function parseIPv4CIDRNumbers(value: string): [number, number] | undefined {
   const slash = value.indexOf('/');
   if (slash < 0) return undefined;
-  const n = value.length - slash - 1;
-  if (n < 1 || n > 3) return undefined;
-  let prefix = 0;
-  for (let i = slash + 1; i < value.length; i++) {
-    const ch = value.charCodeAt(i);
-    if (ch < 48 || ch > 57) return undefined;
-    prefix = prefix * 10 + (ch - 48);
-  }
-  if (prefix > 32) return undefined;
+  const prefix = ipv4Prefix(value, slash);
+  if (prefix < 0) return undefined;
   const a = parseIPv4(value, 0, slash);
   if (a === undefined) return undefined;
   const block = 2 ** (32 - prefix);
   return [a - (a % block), prefix];
+}
+
+/**
+ * The same fast path without allocating anything: writes the masked address into `out[at]` and
+ * returns the prefix length, or -1 where parseIPv4CIDRNumbers gives undefined (callers then use
+ * parseCIDR). For sweeps over every cached node (the IP range audit): once the restore has kept a
+ * CIDR object per node, V8 allocates parseCIDR's results straight in the old generation
+ * (allocation-site pretenuring), and one audit round's were 26 MB of garbage there.
+ */
+export function parseIPv4CIDRInto(value: string, out: Uint32Array, at: number): number {
+  const slash = value.indexOf('/');
+  if (slash < 0) return -1;
+  const prefix = ipv4Prefix(value, slash);
+  if (prefix < 0) return -1;
+  const a = parseIPv4(value, 0, slash);
+  if (a === undefined) return -1;
+  const block = 2 ** (32 - prefix);
+  out[at] = a - (a % block);
+  return prefix;
+}
+
+/** An IPv4 address (no prefix) by parseCIDR's fast path, written into `out[at]`; false when it is not one. */
+export function parseIPv4Into(value: string, out: Uint32Array, at: number): boolean {
+  const a = parseIPv4(value);
+  if (a === undefined) return false;
+  out[at] = a;
+  return true;
 }
 
 function parseIPv6(s: string): bigint | undefined {

@@ -13,7 +13,7 @@ import type { CIDR, IPFamily } from './cidr.js';
 // vitest's interop the class itself.
 type BTreeClass = typeof sortedBTree.default;
 const BTree: BTreeClass = (sortedBTree as { default?: BTreeClass }).default ?? (sortedBTree as unknown as BTreeClass);
-type Tree<V> = InstanceType<typeof BTree<bigint, V>>;
+type Tree<V> = InstanceType<typeof BTree<BlockKey, V>>;
 
 /**
  * Holder name → record sequence (smaller: recorded earlier), for one block. Nearly every block has
@@ -86,17 +86,26 @@ export interface Holder {
   seq: number;
 }
 
-function cmpBig(a: bigint, b: bigint): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/**
+ * A block's place in the tree: its address, then its prefix length (a parent sorts before its
+ * first child). A held block's key is its own CIDR, so the tree keeps no key of its own per block
+ * (a BigInt of address and prefix was 24 B a block); lookups make a key for the time of the call.
+ */
+interface BlockKey {
+  readonly addr: bigint;
+  readonly prefix: number;
 }
 
-/** Key ordering blocks by address, then prefix length (a parent sorts before its first child). */
-function keyOf(addr: bigint, prefix: number): bigint {
-  return (addr << 8n) | BigInt(prefix);
+function cmpKey(a: BlockKey, b: BlockKey): number {
+  return a.addr < b.addr ? -1 : a.addr > b.addr ? 1 : a.prefix - b.prefix;
+}
+
+function keyOf(addr: bigint, prefix: number): BlockKey {
+  return { addr, prefix };
 }
 
 class FamilyLedger {
-  readonly tree: Tree<HeldBlock> = new BTree<bigint, HeldBlock>(undefined, cmpBig);
+  readonly tree: Tree<HeldBlock> = new BTree<BlockKey, HeldBlock>(undefined, cmpKey);
   /** Held blocks per prefix length: ancestor lookups try only the lengths in use. */
   readonly perPrefix: number[];
   constructor(readonly bits: number) {
@@ -116,7 +125,7 @@ class FamilyLedger {
   /** The block c itself, if held, and every held block inside it. */
   selfAndDescendants(c: CIDR, out: (b: HeldBlock) => void): void {
     const last = c.addr | ((1n << BigInt(this.bits - c.prefix)) - 1n);
-    this.tree.forRange(keyOf(c.addr, c.prefix), keyOf(last, 255), true, (_k, b) => {
+    this.tree.forRange(c, keyOf(last, 255), true, (_k, b) => {
       out(b);
     });
   }
@@ -135,11 +144,10 @@ export class HeldBlocks {
   /** Records that `node` holds `c`. Returns the record's sequence number. */
   add(c: CIDR, node: string): number {
     const f = this.#families[c.family];
-    const key = keyOf(c.addr, c.prefix);
-    let b = f.tree.get(key);
+    let b = f.tree.get(c);
     if (!b) {
       b = new HeldBlock(c);
-      f.tree.set(key, b);
+      f.tree.set(c, b);
       f.perPrefix[c.prefix]++;
       this.#count++;
     }
@@ -153,11 +161,10 @@ export class HeldBlocks {
   /** Forgets that `node` holds `c`. Returns true when it did. */
   remove(c: CIDR, node: string): boolean {
     const f = this.#families[c.family];
-    const key = keyOf(c.addr, c.prefix);
-    const b = f.tree.get(key);
+    const b = f.tree.get(c);
     if (!b || !b.holders.delete(node)) return false;
     if (b.holders.size === 0) {
-      f.tree.delete(key);
+      f.tree.delete(c);
       f.perPrefix[c.prefix]--;
       this.#count--;
     }
@@ -166,13 +173,13 @@ export class HeldBlocks {
 
   /** The record sequence of `node` holding exactly `c`, if it does. */
   seqOf(c: CIDR, node: string): number | undefined {
-    return this.#families[c.family].tree.get(keyOf(c.addr, c.prefix))?.holders.get(node);
+    return this.#families[c.family].tree.get(c)?.holders.get(node);
   }
 
   /** True when every address of `c` is still held by some block (c itself or one containing it). */
   covers(c: CIDR): boolean {
     const f = this.#families[c.family];
-    if (f.tree.has(keyOf(c.addr, c.prefix))) return true;
+    if (f.tree.has(c)) return true;
     let found = false;
     f.ancestors(c, () => (found = true));
     return found;

@@ -521,7 +521,12 @@ export class KubeClient {
           cleanup();
           if (settled) return;
           settled = true;
-          resolve({ res, body: text, cancel: () => {} });
+          // This listener's closure lives as long as whatever still holds `res`: let go of the body
+          // here, or a LIST page's text (2 MB, a large object) outlives the page, is promoted by
+          // the next scavenge, and only a full collection frees it.
+          const body = text;
+          text = '';
+          resolve({ res, body, cancel: () => {} });
         });
       });
       if (typeof timeout !== 'function') {
@@ -639,19 +644,21 @@ export class KubeClient {
    * Every page of a LIST, with all items and the list's resourceVersion. `transform` is applied
    * page by page, so only one page of whole objects is held at a time however large the
    * collection is. `pageSize` (default 500) is the most a page asks for; pages of large objects ask
-   * for fewer, so each holds about PAGE_TARGET_CHARS of JSON (see page-size.ts).
+   * for fewer, so each holds about PAGE_TARGET_CHARS of JSON (see page-size.ts). `afterPage` is
+   * called once each page's objects are transformed (and the page is garbage).
    */
-  async listAll<T extends KubeObject>(res: ResourceType, opts: Omit<ListOptions, 'continue'> & { pageSize?: number; transform?: (obj: T) => T } = {}): Promise<{ items: T[]; resourceVersion: string }> {
+  async listAll<T extends KubeObject>(res: ResourceType, opts: Omit<ListOptions, 'continue'> & { pageSize?: number; transform?: (obj: T) => T; afterPage?: () => void } = {}): Promise<{ items: T[]; resourceVersion: string }> {
     const items: T[] = [];
     let cont: string | undefined;
     let rv = '';
-    const { transform, pageSize, ...listOpts } = opts;
+    const { transform, pageSize, afterPage, ...listOpts } = opts;
     const maxLimit = pageSize ?? opts.limit ?? 500;
     let limit = maxLimit;
     let chars = 0;
     do {
       const page = await this.list<T>(res, { ...listOpts, limit, continue: cont, onBodyLength: (n) => (chars = n) });
       for (const item of page.items ?? []) items.push(transform ? transform(item) : item);
+      afterPage?.();
       rv = page.metadata?.resourceVersion ?? rv;
       cont = page.metadata?.continue || undefined;
       limit = nextPageLimit(limit, maxLimit, chars);

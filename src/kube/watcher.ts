@@ -44,6 +44,12 @@ export interface WatcherOptions<T extends KubeObject = KubeObject> {
    * SetTransform). Must not return the input's dropped parts.
    */
   transform?: (obj: T) => T;
+  /**
+   * Called after each page of a LIST is cached (its whole objects are garbage then): the run
+   * process checks its heap budget there, since a page parsed on a fast machine can come sooner
+   * than the budget's timer can fire (docs/benchmarks.md, "Where the memory goes").
+   */
+  afterListPage?: () => void;
   /** Restart a watch after this long without any event or bookmark (default 90 s). */
   staleAfterMs?: number;
   /** Server-side watch timeout in seconds; default random 300–600 so watches do not all end together. */
@@ -301,6 +307,7 @@ export class Watcher<T extends KubeObject> {
         pageSize: this.#opts.pageSize ?? 500,
         signal: ac.signal,
         ...(this.#opts.transform ? { transform: this.#opts.transform } : {}),
+        ...(this.#opts.afterListPage ? { afterPage: this.#opts.afterListPage } : {}),
       });
     } catch (err) {
       // Keep waiters for the retry.

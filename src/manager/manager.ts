@@ -137,6 +137,8 @@ export class ControllerManager {
   afterLargeAllocation: (() => void) | undefined;
   /** Called once, when the node cache has first been filled; the run process hands ordinary collections back to V8 then. */
   afterCacheFilled: (() => void) | undefined;
+  /** Called after each page of a node LIST is cached; the run process checks its heap budget there. */
+  afterListPage: (() => void) | undefined;
   readonly #o: RunOptions;
   readonly #deps: ManagerDeps;
   readonly #log: Logger;
@@ -200,6 +202,7 @@ export class ControllerManager {
     this.watcher = new Watcher<NodeObject & KubeObject>({
       client: this.client, resource: NODES, logger: this.#log, staleAfterMs: deps.watchStaleAfterMs ?? 90_000,
       transform: deps.nodeTransform ?? slimNode,
+      afterListPage: () => this.afterListPage?.(),
     });
     if (options.controllers.has('cloud-node')) registerUninitializedNodeMetrics(this.registry, () => this.watcher.list());
   }
@@ -425,8 +428,10 @@ export class ControllerManager {
           // The audit holds a copy of every node at once: first let the heap budget (if any) clear
           // the garbage it allows, so the copy is not stacked on it (the process's peak RSS).
           this.beforeLargeAllocation?.();
+          // A view of the cache, not a copy: each node's audit form is made when the audit reads it.
+          const list = nodes.list();
           return {
-            nodes: nodes.list().map(auditNode),
+            nodes: { length: list.length, at: (i: number) => (i < list.length ? auditNode(list[i]!) : undefined) },
             pools: ipamCtl.ledger.stats().map((p) => ({ name: p.name, cidrs: p.families.map((f) => f.clusterCIDR), terminating: p.terminating, source: p.fromFlags ? 'flags' as const : 'ClusterCIDR' as const })),
             serviceRanges: serviceCIDRs?.serviceRanges() ?? (this.#o.ipam.serviceClusterIPRange !== undefined
               ? [{ name: '--service-cluster-ip-range', cidrs: parseCIDRList(this.#o.ipam.serviceClusterIPRange).map((c) => c.text), source: 'flags' as const }]

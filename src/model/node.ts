@@ -105,6 +105,19 @@ export function sameAddressSet(a: readonly NodeAddress[] | undefined, b: readonl
   const x = a ?? [];
   const y = b ?? [];
   if (x.length !== y.length) return false;
+  // A node's list is a handful of entries: each entry of x takes an equal, not yet taken entry of
+  // y, with the taken ones in a bit mask. No Map or key strings: the address refresh asks this of
+  // every node of every round.
+  if (x.length <= 31) {
+    let taken = 0;
+    for (const p of x) {
+      let j = 0;
+      while (j < y.length && ((taken >>> j) & 1 || y[j]!.type !== p.type || y[j]!.address !== p.address)) j++;
+      if (j === y.length) return false;
+      taken |= 1 << j;
+    }
+    return true;
+  }
   const counts = new Map<string, number>();
   for (const { type, address } of x) {
     const key = `${type}\u0000${address}`;

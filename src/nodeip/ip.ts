@@ -50,6 +50,60 @@ function readHex(s: string): [number, number] | undefined {
   return i === 0 ? undefined : [n, i];
 }
 
+/**
+ * An IPv4 address as Go's parseIPv4 reads `s` (four decimal parts, each at most 255, leading zeros
+ * read as decimal, each part's digits bounded by BIG as dtoi bounds them): the address as a 32-bit
+ * number, plus 2^32 when the text is not canonical (a part with a leading zero), or -1. Scans by
+ * index: the address refresh parses every address of every node each round, and a version that
+ * sliced the text and returned a tuple per part made most of a round's garbage.
+ */
+function scanV4(s: string): number {
+  let value = 0;
+  let canonical = true;
+  let i = 0;
+  for (let part = 0; part < 4; part++) {
+    if (part > 0) {
+      if (s.charCodeAt(i) !== 46) return -1; // '.'
+      i++;
+    }
+    let n = 0;
+    const start = i;
+    for (; i < s.length && isDigit(s.charCodeAt(i)); i++) {
+      n = n * 10 + (s.charCodeAt(i) - 48);
+      if (n >= BIG) return -1;
+    }
+    if (i === start || n > 0xff) return -1;
+    if (i - start > 1 && s.charCodeAt(start) === 48) canonical = false;
+    value = value * 256 + n;
+  }
+  if (i !== s.length) return -1;
+  return canonical ? value : value + 2 ** 32;
+}
+
+/** An IPv4 address (or IPv4-mapped IPv6) as parsed: its 16 bytes are made only when asked for. */
+class ParsedIPv4 implements ParsedIP {
+  readonly family = 4 as const;
+  constructor(
+    readonly canonical: string,
+    readonly value: number,
+  ) {}
+
+  get bytes(): Uint8Array {
+    const b = new Uint8Array(16);
+    b[10] = 0xff;
+    b[11] = 0xff;
+    b[12] = this.value >>> 24;
+    b[13] = (this.value >>> 16) & 0xff;
+    b[14] = (this.value >>> 8) & 0xff;
+    b[15] = this.value & 0xff;
+    return b;
+  }
+}
+
+function dottedV4(v: number): string {
+  return `${v >>> 24}.${(v >>> 16) & 0xff}.${(v >>> 8) & 0xff}.${v & 0xff}`;
+}
+
 function parseV4Octets(s: string): number[] | undefined {
   const octets: number[] = [];
   let rest = s;
@@ -158,13 +212,10 @@ export function parseIPSloppy(text: string): ParsedIP | undefined {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '.') {
-      const octets = parseV4Octets(text);
-      if (!octets) return undefined;
-      const bytes = new Uint8Array(16);
-      bytes[10] = 0xff;
-      bytes[11] = 0xff;
-      bytes.set(octets, 12);
-      return { family: 4, canonical: octets.join('.'), bytes };
+      const v4 = scanV4(text);
+      if (v4 === -1) return undefined;
+      // Canonical text as given (every address a cloud or a kubelet writes) is kept, not rebuilt.
+      return v4 < 2 ** 32 ? new ParsedIPv4(text, v4) : new ParsedIPv4(dottedV4(v4 - 2 ** 32), v4 - 2 ** 32);
     }
     if (c === ':') {
       const bytes = parseV6Bytes(text);

@@ -10,6 +10,17 @@ export interface RealisticNodeOptions {
   tainted?: boolean;
   /** Index used to vary addresses and image digests. */
   index?: number;
+  /**
+   * Whether a node given podCIDRs carries the pool annotation (default true). False: blocks set
+   * by another allocator, as after a migration from kube-controller-manager.
+   */
+  poolAnnotation?: boolean;
+  /** spec.providerID (default an AWS one from the index). */
+  providerID?: string;
+  /** An InternalDNS address after the InternalIP and the Hostname, as EC2's private DNS name. */
+  internalDNS?: string;
+  /** Container images in status.images (default 50, about 9.7 KB of the JSON). */
+  images?: number;
 }
 
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0').slice(-width);
@@ -30,8 +41,8 @@ export function realisticNode(name: string, o: RealisticNodeOptions = {}): NodeO
     'csi.volume.kubernetes.io/nodeid': JSON.stringify({ 'ebs.csi.aws.com': `i-${hex(i, 17)}` }),
   };
   if (o.nodeIP !== undefined) annotations[PROVIDED_NODE_IP_ANNOTATION] = o.nodeIP;
-  if (o.podCIDRs) annotations[POD_CIDR_POOL_ANNOTATION] = 'default';
-  const images = Array.from({ length: 50 }, (_, k) => ({
+  if (o.podCIDRs && o.poolAnnotation !== false) annotations[POD_CIDR_POOL_ANNOTATION] = 'default';
+  const images = Array.from({ length: o.images ?? 50 }, (_, k) => ({
     names: [`registry.example.com/team-${k % 7}/service-${k}@${digest(i * 50 + k)}`, `registry.example.com/team-${k % 7}/service-${k}:v1.${k}.${i % 10}`],
     sizeBytes: 10_000_000 + k * 1_234_567,
   }));
@@ -61,12 +72,15 @@ export function realisticNode(name: string, o: RealisticNodeOptions = {}): NodeO
       managedFields: [managed('kubelet', 'Update'), managed('kubelet', 'Update', 'status'), managed('node-address-ccm', 'Update')],
     },
     spec: {
-      providerID: `aws:///zone-${i % 3}/i-${hex(i, 17)}`,
+      providerID: o.providerID ?? `aws:///zone-${i % 3}/i-${hex(i, 17)}`,
       ...(o.podCIDRs ? { podCIDR: o.podCIDRs[0], podCIDRs: o.podCIDRs } : {}),
       taints: o.tainted ? [{ key: UNINITIALIZED_TAINT_KEY, value: 'true', effect: 'NoSchedule' }] : [],
     },
     status: {
-      addresses: [{ type: 'InternalIP', address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` }, { type: 'Hostname', address: name }],
+      addresses: [
+        { type: 'InternalIP', address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` }, { type: 'Hostname', address: name },
+        ...(o.internalDNS !== undefined ? [{ type: 'InternalDNS' as const, address: o.internalDNS }] : []),
+      ],
       capacity: { cpu: '8', 'ephemeral-storage': '104845292Ki', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: '32386524Ki', pods: '110' },
       allocatable: { cpu: '7910m', 'ephemeral-storage': '95551679124', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: '31369692Ki', pods: '110' },
       conditions: [

@@ -5,7 +5,7 @@
 // both families, so that overlaps, equal ranges, duplicates and unparsable values are common.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { auditFindings, findingKey, type AuditInput, type AuditNode, type FindingObject } from '../../src/audit/findings.js';
+import { auditFindings, findingKey, FINDING_KINDS, type AuditInput, type AuditNode, type FindingKind, type FindingObject } from '../../src/audit/findings.js';
 import { cidrContains, parseCIDR, type CIDR } from '../../src/ipam/cidr.js';
 
 const KINDS = ['pod', 'pool', 'service', 'address'] as const;
@@ -20,7 +20,10 @@ function parseOr(text: string): CIDR | undefined {
 }
 
 /** Finding keys by the rules, pair by pair (InvalidCIDR and PodCIDRNotAllocated left out: the sweep does not make them). */
-function oracle(input: AuditInput): string[] {
+/** The input as the tests build it: the nodes in an array. */
+type ArrayInput = AuditInput & { nodes: AuditNode[] };
+
+function oracle(input: ArrayInput): string[] {
   const items: Item[] = [];
   let owners = 0;
   for (const n of input.nodes) {
@@ -99,9 +102,9 @@ const node: fc.Arbitrary<AuditNode> = fc.record({
   name,
   podCIDRs: fc.array(range, { maxLength: 2 }),
   addresses: fc.array(address.map((a) => ({ type: 'InternalIP', address: a })), { maxLength: 3 }),
-  allocatedFrom: fc.constant('pool'),
+  allocatedFrom: fc.constantFrom('pool', ''),
 });
-const cluster: fc.Arbitrary<AuditInput> = fc.record({
+const cluster: fc.Arbitrary<ArrayInput> = fc.record({
   nodes: fc.array(node, { maxLength: 6 }),
   pools: fc.array(fc.record({ name, cidrs: fc.array(range, { minLength: 1, maxLength: 2 }), source: fc.constantFrom('ClusterCIDR' as const, 'flags' as const) }), { maxLength: 3 }),
   serviceRanges: fc.array(fc.record({ name, cidrs: fc.array(range, { minLength: 1, maxLength: 2 }), source: fc.constantFrom('ServiceCIDR' as const, 'flags' as const) }), { maxLength: 2 }),
@@ -115,6 +118,35 @@ describe('auditFindings: the sweep against a pairwise oracle', () => {
         expect(got).toEqual(oracle(input));
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('counts every kind alike whether it builds the findings or not, and builds exactly the kinds asked for', () => {
+    const kinds = Object.keys(FINDING_KINDS) as FindingKind[];
+    fc.assert(
+      fc.property(cluster, fc.subarray(kinds), (input, wanted) => {
+        const full = auditFindings(input);
+        const some = auditFindings(input, { detail: (k) => wanted.includes(k) });
+        const tally = Object.fromEntries(kinds.map((k) => [k, full.findings.filter((f) => f.kind === k).length]));
+        expect(full.byKind).toEqual(tally);
+        expect(some.byKind).toEqual(tally);
+        expect(some.counts).toEqual(full.counts);
+        expect(some.scope).toEqual(full.scope);
+        expect(some.findings).toEqual(full.findings.filter((f) => wanted.includes(f.kind)));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a view that builds each node when read (the controller\'s, over its cache) gives the report the array gives', () => {
+    fc.assert(
+      fc.property(cluster, (input) => {
+        let reads = 0;
+        const view = { length: input.nodes.length, at: (i: number) => (reads++, i < input.nodes.length ? structuredClone(input.nodes[i]!) : undefined) };
+        expect(auditFindings({ ...input, nodes: view })).toEqual(auditFindings(input));
+        expect(reads).toBeGreaterThanOrEqual(input.nodes.length);
+      }),
+      { numRuns: 1000 },
     );
   });
 });

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, it, expect } from 'vitest';
-import { CIDRParseError, cidrContains, cidrsOverlap, formatIPv6Around, formatIPv6Groups, hexGroup, parseCIDR, parseCIDRList } from '../../src/ipam/cidr.js';
+import { CIDRParseError, cidrContains, cidrsOverlap, formatIPv6Around, formatIPv6Groups, hexGroup, parseCIDR, parseCIDRList, parseIPv4CIDRInto, parseIPv4CIDRNumbers, parseIPv4Into } from '../../src/ipam/cidr.js';
 
 describe('parseCIDR', () => {
   it.each([
@@ -97,5 +98,72 @@ describe('IPv6 text', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('IPv4 fast paths', () => {
+  // Text near IPv4 CIDRs and addresses: valid ones, leading zeros, octets and prefixes out of
+  // range, missing or extra parts, stray characters, IPv6, empty.
+  const part = fc.oneof(fc.integer({ min: 0, max: 255 }).map(String), fc.integer({ min: 0, max: 999 }).map((n) => String(n).padStart(3, '0')), fc.constantFrom('', '256', '1a', '-1', ' 1', '0x1', '4294967295'));
+  const address = fc.oneof(
+    { weight: 4, arbitrary: fc.tuple(part, part, part, part).map((p) => p.join('.')) },
+    { weight: 1, arbitrary: fc.array(part, { minLength: 1, maxLength: 6 }).map((p) => p.join('.')) },
+    { weight: 1, arbitrary: fc.constantFrom('fd00::1', '::ffff:10.0.0.1', '10.0.0.1%eth0', '', '.', '1..2.3') },
+  );
+  const prefix = fc.oneof(fc.integer({ min: 0, max: 32 }).map(String), fc.constantFrom('', '33', '026', '0026', '-1', '1e1', ' 8', '128'));
+  const cidr = fc.oneof({ weight: 5, arbitrary: fc.tuple(address, prefix).map(([a, p]) => `${a}/${p}`) }, { weight: 1, arbitrary: address }, { weight: 1, arbitrary: fc.string() });
+
+  /** parseCIDR's answer for IPv4 text as [masked address, prefix], or undefined when it throws or gives IPv6. */
+  const slow = (text: string): [number, number] | undefined => {
+    try {
+      const c = parseCIDR(text);
+      return c.family === 4 ? [Number(c.addr), c.prefix] : undefined;
+    } catch (err) {
+      if (err instanceof CIDRParseError) return undefined;
+      throw err;
+    }
+  };
+
+  it('parseIPv4CIDRInto writes what parseCIDR gives, or refuses (the caller then asks parseCIDR); it agrees with parseIPv4CIDRNumbers', () => {
+    fc.assert(
+      fc.property(cidr, fc.integer({ min: 0, max: 3 }), (text, at) => {
+        const out = new Uint32Array(4).fill(7);
+        const prefix = parseIPv4CIDRInto(text, out, at);
+        const numbers = parseIPv4CIDRNumbers(text);
+        if (prefix < 0) {
+          expect(numbers).toBeUndefined();
+          expect([...out]).toEqual([7, 7, 7, 7]); // nothing written
+          return;
+        }
+        expect([out[at], prefix]).toEqual(slow(text));
+        expect(numbers).toEqual([out[at], prefix]);
+        expect(out.filter((_, i) => i !== at).every((v) => v === 7)).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('parseIPv4Into gives the address parseCIDR gives for it as a /32, or refuses', () => {
+    fc.assert(
+      fc.property(address, (text) => {
+        const out = new Uint32Array(1);
+        if (parseIPv4Into(text, out, 0)) expect([out[0], 32]).toEqual(slow(`${text}/32`));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('the forms a real cluster writes take the fast path; the API server\'s leading zeros do too, as parseCIDR reads them', () => {
+    const out = new Uint32Array(1);
+    expect(parseIPv4CIDRInto('100.3.2.192/26', out, 0)).toBe(26);
+    expect(out[0]).toBe(Number(parseCIDR('100.3.2.192/26').addr));
+    expect(parseIPv4CIDRInto('10.10.0.1/24', out, 0)).toBe(24); // host bits masked, as Go's ParseCIDR does
+    expect(out[0]).toBe(0x0a0a0000);
+    expect(parseIPv4CIDRInto('010.001.0.0/16', out, 0)).toBe(16);
+    expect(out[0]).toBe(0x0a010000);
+    expect(parseIPv4CIDRInto('fd00::/64', out, 0)).toBe(-1);
+    expect(parseIPv4Into('192.168.1.77', out, 0)).toBe(true);
+    expect(out[0]).toBe(0xc0a8014d);
+    expect(parseIPv4Into('ip-10-0-0-1.region-1.compute.internal', out, 0)).toBe(false);
   });
 });

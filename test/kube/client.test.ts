@@ -274,7 +274,11 @@ describe('KubeClient requests', () => {
       if (!cont) sendJson(res, 200, { metadata: { resourceVersion: '10', continue: 'p2' }, items: [node('a'), node('b')] });
       else sendJson(res, 200, { metadata: { resourceVersion: '10' }, items: [node('c')] });
     });
-    const all = await client.listAll(NODES, { pageSize: 2 });
+    // afterPage comes once per page, once its objects are transformed (the run process checks its heap budget there).
+    const seen: string[][] = [];
+    const got: string[] = [];
+    const all = await client.listAll(NODES, { pageSize: 2, transform: (n) => (got.push(n.metadata.name), n), afterPage: () => seen.push([...got]) });
+    expect(seen).toEqual([['a', 'b'], ['a', 'b', 'c']]);
     expect(all.items.map((n) => n.metadata.name)).toEqual(['a', 'b', 'c']);
     expect(all.resourceVersion).toBe('10');
     expect(srv.requests.map((r) => [r.url.searchParams.get('limit'), r.url.searchParams.get('continue')])).toEqual([['2', null], ['2', 'p2']]);

@@ -64,6 +64,9 @@ describe('slimNode', () => {
       { apiVersion: 'v1', kind: 'Node', metadata: { name: 'a', uid: 'u', resourceVersion: '7' }, spec: {}, status: {} },
       { metadata: { name: 'b', deletionTimestamp: '2026-11-01T10:00:00Z', finalizers: ['x'] }, spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } },
       JSON.parse(JSON.stringify(realisticNode('worker-3', { tainted: true }))) as NodeObject,
+      JSON.parse(JSON.stringify(realisticNode('worker-4', { nodeIP: '10.0.0.4', podCIDRs: ['10.244.4.0/24'] }))) as NodeObject,
+      JSON.parse(JSON.stringify(realisticNode('worker-5', { nodeIP: '10.0.0.5', podCIDRs: ['10.244.5.0/24'], poolAnnotation: false }))) as NodeObject,
+      JSON.parse(JSON.stringify(realisticNode('worker-6', { podCIDRs: ['10.244.6.0/24'] }))) as NodeObject,
     ];
     for (const input of inputs) {
       const slim = slimNode(input);
@@ -71,9 +74,14 @@ describe('slimNode', () => {
       // Same keys at every level as the plain JSON value: an absent field is absent, not undefined.
       expect(Object.keys(slim)).toEqual(Object.keys(json));
       expect(Object.keys(slim.metadata)).toEqual(Object.keys(json.metadata));
+      if (slim.metadata.annotations) expect(Object.keys(slim.metadata.annotations)).toEqual(Object.keys(json.metadata.annotations!));
       if (slim.spec) expect(Object.keys(slim.spec)).toEqual(Object.keys(json.spec!));
       if (slim.status) expect(Object.keys(slim.status)).toEqual(Object.keys(json.status!));
-      const plain = (n: NodeObject) => ({ ...n, metadata: { ...n.metadata }, ...(n.status ? { status: { ...n.status } } : {}) });
+      const plain = (n: NodeObject) => ({
+        ...n,
+        metadata: { ...n.metadata, ...(n.metadata.annotations ? { annotations: { ...n.metadata.annotations } } : {}) },
+        ...(n.status ? { status: { ...n.status } } : {}),
+      });
       expect(plain(slim)).toStrictEqual(plain(json));
     }
   });
@@ -92,6 +100,11 @@ describe('slimNode', () => {
     expect(c).not.toBe(a);
     expect(d).toEqual({ [POD_CIDR_POOL_ANNOTATION]: 'default', [PROVIDED_NODE_IP_ANNOTATION]: '10.0.0.4' });
     expect(Object.isFrozen(d)).toBe(false);
+    // The node's own annotations, in the order CACHED_NODE_ANNOTATIONS names them.
+    expect(Object.keys(d!)).toEqual([PROVIDED_NODE_IP_ANNOTATION, POD_CIDR_POOL_ANNOTATION]);
+    const e = slimNode(withAnnotations('e', { [PROVIDED_NODE_IP_ANNOTATION]: '10.0.0.5' })).metadata.annotations!;
+    expect(e).toEqual({ [PROVIDED_NODE_IP_ANNOTATION]: '10.0.0.5' });
+    expect(Object.isFrozen(e)).toBe(false);
     // Shared, so frozen: changing it in place throws instead of changing every node's.
     expect(() => {
       a![POD_CIDR_POOL_ANNOTATION] = 'x';

@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
 import { canonicalIP, ipFamilyOf, isUnspecifiedIP, parseIPSloppy, sameIP } from '../../src/nodeip/index.js';
 
 describe('parseIPSloppy', () => {
@@ -93,3 +94,60 @@ describe('parseIPSloppy', () => {
     expect(sameIP(a, b)).toBe(expected);
   });
 });
+
+/**
+ * Go's parseIPv4 and dtoi (net/ip.go as k8s.io/utils/net forks it for ParseIPSloppy), written out
+ * as they read: the octets, or undefined. The oracle for the index-scanning IPv4 path.
+ */
+function goParseIPv4(text: string): number[] | undefined {
+  const big = 0xffffff;
+  let s = text;
+  const p: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    if (s.length === 0) return undefined;
+    if (i > 0) {
+      if (s[0] !== '.') return undefined;
+      s = s.slice(1);
+    }
+    let n = 0;
+    let k = 0;
+    for (; k < s.length && s[k]! >= '0' && s[k]! <= '9'; k++) {
+      n = n * 10 + (s.charCodeAt(k) - 48);
+      if (n >= big) return undefined;
+    }
+    if (k === 0 || n > 0xff) return undefined;
+    s = s.slice(k);
+    p.push(n);
+  }
+  return s.length === 0 ? p : undefined;
+}
+
+describe('parseIPSloppy: IPv4 text against Go\'s parseIPv4', () => {
+  // Dotted parts with leading zeros, long digit runs, too many or too few parts, and stray characters.
+  const part = fc.oneof(
+    fc.tuple(fc.nat(3), fc.nat(300)).map(([zeros, n]) => '0'.repeat(zeros) + String(n)),
+    fc.constantFrom('', '16777215', '16777216', '99999999', '-1', '1 ', 'x', '255', '0'),
+  );
+  const dotted = fc.array(part, { minLength: 1, maxLength: 6 }).map((parts) => parts.join('.'));
+  const noise = fc.string({ unit: fc.constantFrom('0', '1', '2', '5', '9', '.', ':', 'a', ' ', '/'), maxLength: 20 });
+  it('gives Go\'s answer (undefined, or family 4, the dotted octets and the IPv4-mapped bytes) for any text', () => {
+    fc.assert(
+      fc.property(fc.oneof(dotted, noise), (text) => {
+        const dot = text.indexOf('.');
+        const colon = text.indexOf(':');
+        fc.pre(dot >= 0 && (colon < 0 || dot < colon)); // the IPv4 grammar applies
+        const octets = goParseIPv4(text);
+        const ip = parseIPSloppy(text);
+        if (octets === undefined) {
+          expect(ip).toBeUndefined();
+          return;
+        }
+        expect(ip?.family).toBe(4);
+        expect(ip?.canonical).toBe(octets.join('.'));
+        expect(Array.from(ip!.bytes)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...octets]);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
+

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { AuditLoop, AUDIT_FINDINGS_METRIC } from '../../../src/controllers/nodeipam/audit-loop.js';
-import type { AuditInput, Finding } from '../../../src/audit/findings.js';
+import type { AuditInput, AuditNode, Finding } from '../../../src/audit/findings.js';
 import { FakeClock } from '../../../src/kube/clock.js';
 
 describe('AuditLoop', () => {
@@ -11,7 +11,7 @@ describe('AuditLoop', () => {
     const clock = new FakeClock();
     const registry = new Registry();
     const events: Finding[] = [];
-    let input: AuditInput = {
+    let input: AuditInput & { nodes: AuditNode[] } = {
       nodes: [{ name: 'a', podCIDRs: ['10.0.0.0/24'], addresses: [], allocatedFrom: 'p' }, { name: 'b', podCIDRs: ['10.0.0.0/24'], addresses: [] }],
       pools: [{ name: 'p', cidrs: ['10.0.0.0/16'], source: 'ClusterCIDR' }],
       serviceRanges: [],
