@@ -190,6 +190,40 @@ describe('StaticProvider', () => {
     await eventually(() => expect(p.reads).toBeGreaterThanOrEqual(6), { timeoutMs: 2000 });
   });
 
+  it('a poll of unchanged content digests the file in pieces and never reads it whole; new content is read and applied', async () => {
+    // Re-read at every poll (never trusted by its stat), with a byte-order mark and text beyond
+    // ASCII: the file's bytes must digest as the text the config was applied from.
+    const file = path.join(await tempDir(), 'cloud.yaml');
+    await writeFile(file, `\uFEFF# Zürich rack ☃\n${cfg('10.0.0.1')}`);
+    const p = await StaticProvider.open({ path: file, debounceMs: 20, pollMs: 30, watch: false, statTrustMs: 60_000 });
+    cleanups.push(() => p.close());
+    await eventually(() => expect(p.reads).toBeGreaterThanOrEqual(6), { timeoutMs: 2000 });
+    expect(p.textReads).toBe(1);
+    expect(p.generation).toBe(1);
+    await writeFile(file, cfg('10.0.0.2'));
+    await eventually(async () => expect(await addressOf(p)).toBe('10.0.0.2'), { timeoutMs: 2000 });
+    expect(p.generation).toBe(2);
+    const read = p.textReads;
+    expect(read).toBeGreaterThan(1);
+    // Four more polls of the new, unchanged content: none reads it whole.
+    const reads = p.reads;
+    await eventually(() => expect(p.reads).toBeGreaterThanOrEqual(reads + 4), { timeoutMs: 2000 });
+    expect(p.textReads).toBe(read);
+  });
+
+  it('a file that is not valid UTF-8 is read whole at each poll, compared as text, and not applied again', async () => {
+    // readFile replaces the bad byte, so the file's bytes never digest as the applied text: the
+    // piecewise digest misses, and the text read finds the config in effect.
+    const file = path.join(await tempDir(), 'cloud.yaml');
+    await writeFile(file, Buffer.concat([Buffer.from('# '), Buffer.from([0xff]), Buffer.from(`\n${cfg('10.0.0.1')}`)]));
+    const p = await StaticProvider.open({ path: file, debounceMs: 20, pollMs: 30, watch: false, statTrustMs: 60_000 });
+    cleanups.push(() => p.close());
+    await eventually(() => expect(p.textReads).toBeGreaterThanOrEqual(4), { timeoutMs: 2000 });
+    expect(p.generation).toBe(1);
+    expect(p.lastError).toBeUndefined();
+    expect(await addressOf(p)).toBe('10.0.0.1');
+  });
+
   it('stops reloading after close', async () => {
     const file = path.join(await tempDir(), 'cloud.yaml');
     await writeFile(file, cfg('10.0.0.1'));
